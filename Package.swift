@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "StoredKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "StoredKit", targets: ["StoredKit"]),
+        .executable(name: "stored-bench", targets: ["StoredBenchmarks"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CStoredSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "StoredKit", dependencies: ["CStoredSQLite"]),
+        .executableTarget(
+            name: "StoredBenchmarks",
+            dependencies: ["StoredKit"],
+            path: "Benchmarks/StoredBenchmarks"
+        ),
+        .testTarget(name: "StoredKitTests", dependencies: ["StoredKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

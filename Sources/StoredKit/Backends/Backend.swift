@@ -1,0 +1,119 @@
+/// The storage under a ``PreferenceStore``: five small duties, so anyone can plug in another store.
+///
+/// The engine keeps the whole snapshot in memory and calls the backend only to load it,
+/// to commit batches of changes, to run an exclusive read-modify-write and to learn that
+/// another process changed the data. A backend does not decode values or notify observers.
+///
+/// ```swift
+/// final class DictionaryBackend: Backend, @unchecked Sendable {  // protect state with a Mutex in real code
+///     var data = BackendSnapshot()
+///     let location = "dictionary"
+///     func load() throws -> BackendSnapshot { data }
+///     func commit(_ changes: BackendChanges) throws -> BackendSnapshot? { data.apply(changes); return nil }
+///     func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+///         let (changes, result) = try body(data)
+///         data.apply(changes)
+///         return result
+///     }
+///     func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {}
+///     func stopWatching() {}
+/// }
+/// let store = try PreferenceStore(DictionaryBackend())
+/// ```
+public protocol Backend: AnyObject, Sendable {
+    /// Where the data lives, used in messages: a file path, or a name such as `"memory"`.
+    var location: String { get }
+
+    /// Reads everything. Called at open and whenever ``startWatching(_:)`` signalled a change.
+    func load() throws -> BackendSnapshot
+
+    /// Commits a batch atomically (all of it or none of it), durably as `changes.durability` asks.
+    ///
+    /// Returns the complete data after the commit when the backend noticed that another
+    /// process had changed it since the last load (so the engine can merge those changes),
+    /// or `nil` when its view was current.
+    func commit(_ changes: BackendChanges) throws -> BackendSnapshot?
+
+    /// Runs `body` on the freshest data while holding cross-process exclusion, commits the
+    /// changes it returns atomically and only then releases the exclusion. If `body` throws,
+    /// nothing is committed and the error is rethrown.
+    func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R
+
+    /// Starts calling `onChange` (on any thread, possibly spuriously) when the data may have
+    /// been changed by someone else. The engine then calls ``load()`` and diffs.
+    func startWatching(_ onChange: @escaping @Sendable () -> Void) throws
+
+    /// Stops the calls started by ``startWatching(_:)``.
+    func stopWatching()
+}
+
+/// Everything a backend holds: the values and the schema version that migrations maintain.
+///
+/// ```swift
+/// var snapshot = BackendSnapshot(values: ["a": .int(1)])
+/// snapshot.apply(BackendChanges(values: ["a": nil], schemaVersion: 2))
+/// snapshot.values.isEmpty  //=> true
+/// ```
+public struct BackendSnapshot: Sendable {
+    /// Every stored key and its value (metadata excluded).
+    public var values: [String: StoredValue]
+    /// The version of the last migration committed to this data (0 when none ran).
+    public var schemaVersion: Int
+    /// Things the store should report, such as a corrupt file that was moved aside while loading.
+    public var events: [StoreEvent]
+
+    /// Creates a snapshot.
+    ///
+    /// ```swift
+    /// BackendSnapshot(values: ["volume": .double(0.5)], schemaVersion: 1)
+    /// ```
+    public init(values: [String: StoredValue] = [:], schemaVersion: Int = 0, events: [StoreEvent] = []) {
+        self.values = values
+        self.schemaVersion = schemaVersion
+        self.events = events
+    }
+
+    /// Applies a batch of changes, as a backend does when it commits them.
+    ///
+    /// ```swift
+    /// snapshot.apply(BackendChanges(values: ["b": .bool(true)]))
+    /// ```
+    public mutating func apply(_ changes: BackendChanges) {
+        for (key, value) in changes.values {
+            values[key] = value
+        }
+        if let version = changes.schemaVersion { schemaVersion = version }
+    }
+}
+
+/// A batch of changes that a backend commits atomically.
+///
+/// ```swift
+/// let changes = BackendChanges(values: ["volume": .double(0.8), "old": nil], durability: .immediate)
+/// ```
+public struct BackendChanges: Sendable {
+    /// The new value of each changed key; `nil` removes the key.
+    public var values: [String: StoredValue?]
+    /// The new schema version, or `nil` to leave it as it is.
+    public var schemaVersion: Int?
+    /// Whether the commit must be synced to disk before it returns.
+    public var durability: Durability
+
+    /// Creates a batch.
+    ///
+    /// ```swift
+    /// BackendChanges(values: ["a": .int(1)])
+    /// ```
+    public init(values: [String: StoredValue?] = [:], schemaVersion: Int? = nil, durability: Durability = .deferred) {
+        self.values = values
+        self.schemaVersion = schemaVersion
+        self.durability = durability
+    }
+
+    /// True when committing this batch would change nothing.
+    ///
+    /// ```swift
+    /// BackendChanges().isEmpty  //=> true
+    /// ```
+    public var isEmpty: Bool { values.isEmpty && schemaVersion == nil }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Everything that can go wrong in StoredKit, each case naming the file or key involved.
+///
+/// Errors are thrown by the calls that can fail (`PreferenceStore.init`, `flush()`,
+/// `update`, `transaction`, the encoder and decoder) and are also reported as
+/// ``StoreEvent``s when they happen in the background.
+///
+/// ```swift
+/// do { try store.flush() } catch let error as StoreError {
+///     print(error)  //=> Could not write '/home/me/.config/app.plist': No space left on device (errno 28). Free some space; the previous file is intact.
+/// }
+/// ```
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// A stored value could not be read as the requested type.
+    case typeMismatch(key: String, expected: String, found: String)
+    /// A value cannot be represented as a ``StoredValue`` (for example `nil` inside an array).
+    case unrepresentable(key: String, reason: String)
+    /// A store file could not be parsed. When the policy is quarantine, `quarantinedAt` is where it was moved.
+    case corruptFile(path: String, reason: String, quarantinedAt: String?)
+    /// A system call on a file failed.
+    case io(path: String, operation: String, errno: Int32)
+    /// SQLite reported an error.
+    case sqlite(path: String, code: Int32, message: String)
+    /// The runtime SQLite library is older than StoredKit needs.
+    case unsupportedSQLite(found: String, required: String)
+    /// A migration threw; nothing it did was committed.
+    case migrationFailed(version: Int, name: String, underlying: any Error)
+    /// The stored data was written by a newer version of the app.
+    case newerSchemaVersion(found: Int, supported: Int)
+    /// The migration list is not usable (duplicate or unordered versions): a programmer error.
+    case invalidMigrations(reason: String)
+    /// A rename or import would overwrite an existing key.
+    case keyExists(key: String)
+    /// The store was opened read-only and a write was attempted.
+    case readOnly(path: String)
+
+    /// A one-line explanation: what happened, to which file or key, and what to do.
+    ///
+    /// ```swift
+    /// StoreError.keyExists(key: "sidebar").description
+    /// //=> Key 'sidebar' already exists. Remove it first or pass overwrite: true.
+    /// ```
+    public var description: String {
+        switch self {
+        case .typeMismatch(let key, let expected, let found):
+            "Key '\(key)' holds \(found), not \(expected). Write the key with the new type or remove it."
+        case .unrepresentable(let key, let reason):
+            "Value for '\(key)' cannot be stored: \(reason)."
+        case .corruptFile(let path, let reason, let quarantinedAt):
+            if let quarantinedAt {
+                "'\(path)' is corrupt (\(reason)); it was moved to '\(quarantinedAt)' and the store opened empty."
+            } else {
+                "'\(path)' is corrupt (\(reason)). Move it aside or restore a backup, then open again."
+            }
+        case .io(let path, let operation, let errno):
+            "Could not \(operation) '\(path)': \(String(cString: strerror(errno))) (errno \(errno)). \(Self.advice(errno))"
+        case .sqlite(let path, let code, let message):
+            "SQLite error \(code) on '\(path)': \(message)."
+        case .unsupportedSQLite(let found, let required):
+            "The system SQLite is \(found); StoredKit needs \(required) or newer. Upgrade libsqlite3."
+        case .migrationFailed(let version, let name, let underlying):
+            "Migration \(version) '\(name)' failed: \(underlying). Nothing was changed; it runs again at the next open."
+        case .newerSchemaVersion(let found, let supported):
+            "The store has schema version \(found) but this app knows only up to \(supported). It was written by a newer version; open it read-only or upgrade the app."
+        case .invalidMigrations(let reason):
+            "Invalid migration list: \(reason)."
+        case .keyExists(let key):
+            "Key '\(key)' already exists. Remove it first or pass overwrite: true."
+        case .readOnly(let path):
+            "'\(path)' is open read-only; nothing was written."
+        }
+    }
+
+    private static func advice(_ code: Int32) -> String {
+        switch code {
+        case ENOSPC, EFBIG, EDQUOT: "Free some space; the previous file is intact."
+        case EACCES, EPERM, EROFS: "Check the permissions of the file and its directory; the previous file is intact."
+        case EISDIR: "The path is a directory; choose a file path."
+        case ENOENT: "Check that the path exists."
+        default: "The previous file is intact."
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// Something the store wants you to know about that did not make a call fail:
+/// a value that did not decode, a file moved aside, a background write that failed.
+///
+/// ```swift
+/// for await event in store.diagnostics {
+///     print(event)  //=> Key 'volume' holds string, not Double; the default was used and the stored value kept.
+/// }
+/// ```
+public enum StoreEvent: Sendable, CustomStringConvertible {
+    /// A stored value did not decode as the type it was read as. It was left untouched.
+    case decodingFailed(key: String, expected: String, found: String)
+    /// A value could not be encoded, so it was not written.
+    case encodingFailed(key: String, reason: String)
+    /// A corrupt file was moved aside and the store opened empty.
+    case quarantined(path: String, movedTo: String, reason: String)
+    /// Writing to the backend failed; the changes stay in memory and the next flush retries.
+    case commitFailed(StoreError)
+    /// Reading other processes' changes failed.
+    case reloadFailed(StoreError)
+
+    /// A one-line explanation naming the key or file.
+    ///
+    /// ```swift
+    /// StoreEvent.encodingFailed(key: "a", reason: "nil inside an array").description
+    /// //=> Value for 'a' was not stored: nil inside an array.
+    /// ```
+    public var description: String {
+        switch self {
+        case .decodingFailed(let key, let expected, let found):
+            "Key '\(key)' holds \(found), not \(expected); the default was used and the stored value kept."
+        case .encodingFailed(let key, let reason):
+            "Value for '\(key)' was not stored: \(reason)."
+        case .quarantined(let path, let movedTo, let reason):
+            "'\(path)' was corrupt (\(reason)); moved to '\(movedTo)', store opened empty."
+        case .commitFailed(let error):
+            "Write failed, will retry: \(error)"
+        case .reloadFailed(let error):
+            "Reading external changes failed: \(error)"
+        }
+    }
+}
