@@ -35,6 +35,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The store was opened read-only and a write was attempted.
     case readOnly(path: String)
 
+    /// Any error as a `StoreError`: itself when it is one (backends throw only these), else an I/O error.
+    init(_ error: any Error, path: String, operation: String) {
+        self = error as? StoreError ?? .io(path: path, operation: "\(operation) (\(error))", errno: EIO)
+    }
+
     /// A one-line explanation: what happened, to which file or key, and what to do.
     ///
     /// ```swift

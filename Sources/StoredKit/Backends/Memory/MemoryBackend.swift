@@ -1,0 +1,99 @@
+import Synchronization
+
+/// A backend that keeps everything in memory: for tests, previews and throwaway stores.
+///
+/// Two backends made with ``init(sharing:)`` share their contents the way two processes
+/// share a file: each store sees the other's commits as external changes.
+///
+/// ```swift
+/// let first = MemoryBackend()
+/// let a = try PreferenceStore(first), b = try PreferenceStore(MemoryBackend(sharing: first))
+/// a.set(1, forKey: "n")
+/// try a.flush()   // b's observers now see n = 1 with origin .external
+/// ```
+public final class MemoryBackend: Backend {
+    /// The contents, shared by every backend made with `init(sharing:)`.
+    private final class Storage: Sendable {
+        struct State {
+            var snapshot: BackendSnapshot
+            var watchers: [ObjectIdentifier: @Sendable () -> Void] = [:]
+        }
+        let state: Mutex<State>
+        init(_ snapshot: BackendSnapshot) { state = Mutex(State(snapshot: snapshot)) }
+    }
+
+    private let storage: Storage
+
+    /// Always `"memory"`.
+    public let location = "memory"
+
+    /// Creates an in-memory backend, empty or holding `values`.
+    ///
+    /// ```swift
+    /// let backend = MemoryBackend(values: ["volume": .double(0.5)])
+    /// ```
+    public init(values: [String: StoredValue] = [:], schemaVersion: Int = 0) {
+        storage = Storage(BackendSnapshot(values: values, schemaVersion: schemaVersion))
+    }
+
+    /// Creates a backend over the same contents as `other`, like a second process on one file.
+    ///
+    /// ```swift
+    /// let second = MemoryBackend(sharing: first)
+    /// ```
+    public init(sharing other: MemoryBackend) {
+        storage = other.storage
+    }
+
+    /// The current contents.
+    ///
+    /// ```swift
+    /// try backend.load().values  //=> ["volume": 0.5]
+    /// ```
+    public func load() throws -> BackendSnapshot {
+        storage.state.withLock { $0.snapshot }
+    }
+
+    /// Applies the batch and tells the other backends sharing these contents.
+    ///
+    /// ```swift
+    /// _ = try backend.commit(BackendChanges(values: ["a": .int(1)]))
+    /// ```
+    public func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
+        try withExclusiveAccess { _ in (changes, nil) }
+    }
+
+    /// Runs `body` on the current contents and applies its changes, all under one lock.
+    ///
+    /// ```swift
+    /// try backend.withExclusiveAccess { snapshot in (BackendChanges(values: ["n": .int(1)]), ()) }
+    /// ```
+    public func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+        let me = ObjectIdentifier(self)
+        let (result, others) = try storage.state.withLock { state -> (R, [@Sendable () -> Void]) in
+            let (changes, result) = try body(state.snapshot)
+            state.snapshot.apply(changes)
+            return (result, state.watchers.filter { $0.key != me }.map(\.value))
+        }
+        for watcher in others { watcher() }
+        return result
+    }
+
+    /// Calls `onChange` after every commit made through another backend sharing these contents.
+    ///
+    /// ```swift
+    /// try backend.startWatching { print("changed elsewhere") }
+    /// ```
+    public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
+        storage.state.withLock { $0.watchers[ObjectIdentifier(self)] = onChange }
+    }
+
+    /// Stops the calls started by ``startWatching(_:)``.
+    ///
+    /// ```swift
+    /// backend.stopWatching()
+    /// ```
+    public func stopWatching() {
+        storage.state.withLock { $0.watchers[ObjectIdentifier(self)] = nil }
+    }
+}

@@ -1,0 +1,102 @@
+/// The namespace for typed keys. Declare keys as static members in an extension, then use
+/// them with leading-dot syntax wherever a ``StoredKey`` is expected.
+///
+/// ```swift
+/// extension StoredKeys {
+///     static let volume = StoredKey<Double>("volume", default: 0.5)
+/// }
+/// store[.volume] = 0.8
+/// @Stored(.volume) var volume
+/// ```
+public class StoredKeys: @unchecked Sendable {  // immutable: one `let`
+    /// The name the value is stored under.
+    public let name: String
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+/// A key declared once with its type and default value.
+///
+/// Works for every `Storable` type, any `Codable` type and `RawRepresentable` enums
+/// (stored by raw value, also when the enum is `Codable`).
+///
+/// ```swift
+/// extension StoredKeys {
+///     static let launchCount = StoredKey<Int>("launchCount", default: 0)
+///     static let nickname = StoredKey<String?>("nickname")  // nil until set
+/// }
+/// store[.launchCount] += 1
+/// ```
+public final class StoredKey<Value: Sendable>: StoredKeys, @unchecked Sendable {  // immutable: only `let`s of Sendable types
+    /// The value read when nothing is stored (or the stored value does not decode).
+    public let defaultValue: Value
+    let coder: StoredCoder<Value>
+
+    init(_ name: String, default defaultValue: Value, coder: StoredCoder<Value>) {
+        self.defaultValue = defaultValue
+        self.coder = coder
+        super.init(name: name)
+    }
+
+    /// A key for any `Codable` value.
+    ///
+    /// ```swift
+    /// let sidebar = StoredKey<TabViewCustomization>("sidebar", default: .init())
+    /// ```
+    public convenience init(_ name: String, default defaultValue: Value) where Value: Codable {
+        self.init(name, default: defaultValue, coder: .codable())
+    }
+
+    /// A key for a `RawRepresentable` value, stored by its raw value.
+    ///
+    /// ```swift
+    /// enum Theme: String { case light, dark }
+    /// let theme = StoredKey<Theme>("theme", default: .dark)  // stored as "dark"
+    /// ```
+    public convenience init(_ name: String, default defaultValue: Value)
+    where Value: RawRepresentable, Value.RawValue: Codable & Sendable {
+        self.init(name, default: defaultValue, coder: .rawValue())
+    }
+
+    /// A key for a value that is both `RawRepresentable` and `Codable`: stored by its raw value.
+    ///
+    /// ```swift
+    /// enum Theme: String, Codable { case light, dark }
+    /// let theme = StoredKey<Theme>("theme", default: .dark)  // stored as "dark"
+    /// ```
+    public convenience init(_ name: String, default defaultValue: Value)
+    where Value: RawRepresentable & Codable, Value.RawValue: Codable & Sendable {
+        self.init(name, default: defaultValue, coder: .rawValue())
+    }
+
+    /// A key for an optional `Codable` value: `nil` means nothing is stored.
+    ///
+    /// ```swift
+    /// let nickname = StoredKey<String?>("nickname")
+    /// ```
+    public convenience init<Wrapped: Codable & Sendable>(_ name: String) where Value == Wrapped? {
+        self.init(name, default: nil, coder: .codable())
+    }
+
+    /// A key for an optional `RawRepresentable` value: `nil` means nothing is stored.
+    ///
+    /// ```swift
+    /// let lastTheme = StoredKey<Theme?>("lastTheme")
+    /// ```
+    public convenience init<Wrapped: RawRepresentable & Sendable>(_ name: String)
+    where Value == Wrapped?, Wrapped.RawValue: Codable & Sendable {
+        self.init(name, default: nil, coder: .optionalRawValue())
+    }
+
+    /// A key for an optional value that is `RawRepresentable` and `Codable`: stored by raw value.
+    ///
+    /// ```swift
+    /// let lastTheme = StoredKey<Theme?>("lastTheme")
+    /// ```
+    public convenience init<Wrapped: RawRepresentable & Codable & Sendable>(_ name: String)
+    where Value == Wrapped?, Wrapped.RawValue: Codable & Sendable {
+        self.init(name, default: nil, coder: .optionalRawValue())
+    }
+}

@@ -1,0 +1,70 @@
+/// One key's change, as delivered to ``PreferenceStore/changes`` and untyped observers.
+///
+/// ```swift
+/// for await change in store.changes {
+///     print(change)  //=> volume: 0.5 -> 0.8 (local)
+/// }
+/// ```
+public struct Change: Sendable, Equatable, CustomStringConvertible {
+    /// Where a change came from.
+    ///
+    /// ```swift
+    /// if change.origin == .external { reloadUI() }
+    /// ```
+    public enum Origin: Sendable, Hashable {
+        /// A write made through this store.
+        case local
+        /// A write made by another store or process on the same data.
+        case external
+        /// A migration that ran when the store opened.
+        case migration
+    }
+
+    /// The key that changed.
+    public let key: String
+    /// The stored value before the change; `nil` when there was none.
+    public let oldValue: StoredValue?
+    /// The stored value after the change; `nil` when the key was removed.
+    public let newValue: StoredValue?
+    /// Who made the change.
+    public let origin: Origin
+
+    /// Creates a change record.
+    ///
+    /// ```swift
+    /// Change(key: "a", oldValue: nil, newValue: .int(1), origin: .local)
+    /// ```
+    public init(key: String, oldValue: StoredValue?, newValue: StoredValue?, origin: Origin) {
+        self.key = key
+        self.oldValue = oldValue
+        self.newValue = newValue
+        self.origin = origin
+    }
+
+    /// `key: old -> new (origin)`.
+    ///
+    /// ```swift
+    /// Change(key: "a", oldValue: nil, newValue: .int(1), origin: .local).description  //=> a: nil -> 1 (local)
+    /// ```
+    public var description: String {
+        "\(key): \(oldValue.map(\.description) ?? "nil") -> \(newValue.map(\.description) ?? "nil") (\(origin))"
+    }
+}
+
+/// A typed change of one ``StoredKey``: old and new value already decoded (defaults applied).
+///
+/// ```swift
+/// let token = store.observe(.volume) { change in
+///     print(change.oldValue, change.newValue, change.origin)  //=> 0.5 0.8 local
+/// }
+/// ```
+public struct ValueChange<Value: Sendable>: Sendable {
+    /// The key's name.
+    public let key: String
+    /// The value before the change (the default when nothing was stored).
+    public let oldValue: Value
+    /// The value after the change (the default when the key was removed).
+    public let newValue: Value
+    /// Who made the change.
+    public let origin: Change.Origin
+}

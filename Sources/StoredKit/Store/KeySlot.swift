@@ -1,0 +1,57 @@
+import Observation
+import Synchronization
+
+/// Per-key bookkeeping shared by every reader of one key in one store: a generation that
+/// changes with every write (so cached decoded values know when they are stale without
+/// taking the store's lock) and the Observation registrar that tells SwiftUI-style
+/// trackers about changes.
+final class KeySlot: Observable, Sendable {
+    let name: String
+    private let generationCounter = Atomic<UInt64>(0)
+    let registrar = ObservationRegistrar()
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// The current generation; acquiring, so a reader that sees a new generation also sees its value.
+    var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
+
+    /// Called under the store's lock after the key's value changed.
+    func advance() {
+        generationCounter.add(1, ordering: .releasing)
+    }
+
+    /// Tells Observation that this key was read (call on every read that should be tracked).
+    func markAccessed() {
+        registrar.access(self, keyPath: \.generation)
+    }
+
+    /// Tells Observation trackers that this key changed.
+    func markChanged() {
+        registrar.willSet(self, keyPath: \.generation)
+        registrar.didSet(self, keyPath: \.generation)
+    }
+}
+
+/// A decoded value remembered together with the generation it was decoded at.
+final class DecodedValueCache<Value: Sendable>: Sendable {
+    let slot: KeySlot
+    private let entry = Mutex<(generation: UInt64, value: Value)?>(nil)
+
+    init(slot: KeySlot) {
+        self.slot = slot
+    }
+
+    /// The cached value if it is still current.
+    func value(at generation: UInt64) -> Value? {
+        entry.withLock { entry in
+            guard let entry, entry.generation == generation else { return nil }
+            return entry.value
+        }
+    }
+
+    func remember(_ value: Value, at generation: UInt64) {
+        entry.withLock { $0 = (generation, value) }
+    }
+}

@@ -1,0 +1,131 @@
+/// The typed read and write API shared by ``PreferenceStore``, ``Transaction`` and
+/// ``MigrationContext``: conformers provide raw access; everything typed comes from here.
+///
+/// ```swift
+/// func resetAudio(_ access: some PreferenceAccess) {
+///     access.set(0.5, forKey: "volume")
+///     access.removeValue(forKey: "muted")
+/// }
+/// resetAudio(store)
+/// try store.transaction { tx in resetAudio(tx) }
+/// ```
+public protocol PreferenceAccess {
+    /// The raw stored value of `key`, or `nil`.
+    func storedValue(forKey key: String) -> StoredValue?
+    /// Stores `value` under `key`; `nil` removes the key.
+    func setStoredValue(_ value: StoredValue?, forKey key: String)
+    /// Called when a typed write could not be encoded; nothing was written.
+    func encodingFailed(forKey key: String, error: any Error)
+    /// Called when a stored value did not decode as the type it was read as.
+    func decodingFailed(forKey key: String, expected: String, found: StoredValue)
+}
+
+extension PreferenceAccess {
+    /// Stores any `Codable` value under `key`.
+    ///
+    /// ```swift
+    /// store.set(3, forKey: "count")
+    /// store.set(["home", "search"], forKey: "tabs")
+    /// ```
+    public func set<Value: Codable & Sendable>(_ value: Value, forKey key: String) {
+        write(value, forKey: key, coder: .codable())
+    }
+
+    /// Stores a `RawRepresentable` value by its raw value.
+    ///
+    /// ```swift
+    /// store.set(Theme.dark, forKey: "theme")  // stored as "dark"
+    /// ```
+    public func set<Value: RawRepresentable & Sendable>(_ value: Value, forKey key: String)
+    where Value.RawValue: Codable & Sendable {
+        write(value, forKey: key, coder: .rawValue())
+    }
+
+    /// Stores a value that is both `RawRepresentable` and `Codable` by its raw value.
+    ///
+    /// ```swift
+    /// store.set(Theme.dark, forKey: "theme")  // stored as "dark"
+    /// ```
+    public func set<Value: RawRepresentable & Codable & Sendable>(_ value: Value, forKey key: String)
+    where Value.RawValue: Codable & Sendable {
+        write(value, forKey: key, coder: .rawValue())
+    }
+
+    /// The value stored under `key` as `Value`; `nil` when there is none or it has another type
+    /// (reported on the store's diagnostics, and left untouched).
+    ///
+    /// ```swift
+    /// store.value(forKey: "count", as: Int.self)  //=> 3
+    /// ```
+    public func value<Value: Codable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
+        read(key, coder: .codable())
+    }
+
+    /// The `RawRepresentable` value stored under `key`.
+    ///
+    /// ```swift
+    /// store.value(forKey: "theme", as: Theme.self)  //=> .dark
+    /// ```
+    public func value<Value: RawRepresentable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value?
+    where Value.RawValue: Codable & Sendable {
+        read(key, coder: .rawValue())
+    }
+
+    /// The `RawRepresentable` and `Codable` value stored under `key`, read by raw value.
+    ///
+    /// ```swift
+    /// store.value(forKey: "theme", as: Theme.self)  //=> .dark
+    /// ```
+    public func value<Value: RawRepresentable & Codable & Sendable>(
+        forKey key: String, as type: Value.Type = Value.self
+    ) -> Value? where Value.RawValue: Codable & Sendable {
+        read(key, coder: .rawValue())
+    }
+
+    /// Removes the value stored under `key`.
+    ///
+    /// ```swift
+    /// store.removeValue(forKey: "count")
+    /// ```
+    public func removeValue(forKey key: String) {
+        setStoredValue(nil, forKey: key)
+    }
+
+    /// The value of a typed key: its stored value, or its default.
+    ///
+    /// ```swift
+    /// store[.volume] = 0.8
+    /// store[.volume]  //=> 0.8
+    /// ```
+    public subscript<Value>(key: StoredKey<Value>) -> Value {
+        get { read(key.name, coder: key.coder) ?? key.defaultValue }
+        nonmutating set { write(newValue, forKey: key.name, coder: key.coder) }
+    }
+
+    /// Whether `key` currently has a stored value (so it does not read as its default).
+    ///
+    /// ```swift
+    /// store.hasValue(for: .volume)  //=> false
+    /// ```
+    public func hasValue<Value>(for key: StoredKey<Value>) -> Bool {
+        storedValue(forKey: key.name) != nil
+    }
+
+    func write<Value>(_ value: Value, forKey key: String, coder: StoredCoder<Value>) {
+        do {
+            setStoredValue(try coder.encode(value), forKey: key)
+        } catch {
+            encodingFailed(forKey: key, error: error)
+        }
+    }
+
+    func read<Value>(_ key: String, coder: StoredCoder<Value>) -> Value? {
+        guard let stored = storedValue(forKey: key) else { return nil }
+        do {
+            return try coder.decode(stored)
+        } catch {
+            decodingFailed(forKey: key, expected: coder.typeName, found: stored)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Dispatch
+
+/// Who wants to hear about which key. Observers of one key are called in the order they registered.
+struct ObserverTable {
+    typealias Callback = @Sendable (Change) -> Void
+    private var nextID = 0
+    private var byKey: [String: [(id: Int, callback: Callback)]] = [:]
+    private var everyKey: [(id: Int, callback: Callback)] = []
+
+    var isEmpty: Bool { everyKey.isEmpty && byKey.isEmpty }
+
+    mutating func add(key: String?, _ callback: @escaping Callback) -> Int {
+        nextID += 1
+        if let key { byKey[key, default: []].append((nextID, callback)) } else { everyKey.append((nextID, callback)) }
+        return nextID
+    }
+
+    mutating func remove(id: Int, key: String?) {
+        if let key {
+            byKey[key]?.removeAll { $0.id == id }
+            if byKey[key]?.isEmpty == true { byKey[key] = nil }
+        } else {
+            everyKey.removeAll { $0.id == id }
+        }
+    }
+
+    func recipients(for key: String) -> [Callback] {
+        (byKey[key] ?? []).map(\.callback) + everyKey.map(\.callback)
+    }
+}
+
+/// A change together with the observers that were registered when it happened.
+struct Delivery {
+    let change: Change
+    let recipients: [ObserverTable.Callback]
+}
+
+extension PreferenceStore.State {
+    /// Queues `change` for delivery; called under the store's lock so deliveries keep write order.
+    mutating func enqueue(_ change: Change) {
+        let recipients = observers.recipients(for: change.key)
+        if !recipients.isEmpty { deliveries.append(Delivery(change: change, recipients: recipients)) }
+    }
+}
+
+extension PreferenceStore {
+    /// Calls `handler` for every change of `key`, from this store or (while observed) from other
+    /// processes. Handlers run in the order the changes happened, on the thread that made the
+    /// change (or on one already delivering), never under the store's lock, so they may read
+    /// and write the store.
+    ///
+    /// Observation lasts as long as the returned token: dropping it stops the handler at once.
+    ///
+    /// ```swift
+    /// let token = store.observe("volume") { change in print(change) }  //=> volume: 0.5 -> 0.8 (local)
+    /// ```
+    public func observe(_ key: String, _ handler: @escaping @Sendable (Change) -> Void) -> ObservationToken {
+        addObserver(key: key, handler)
+    }
+
+    /// Calls `handler` with decoded old and new values for every change of a typed key.
+    ///
+    /// ```swift
+    /// let token = store.observe(.volume) { change in
+    ///     print(change.oldValue, change.newValue, change.origin)  //=> 0.5 0.8 local
+    /// }
+    /// ```
+    public func observe<Value>(
+        _ key: StoredKey<Value>, _ handler: @escaping @Sendable (ValueChange<Value>) -> Void
+    ) -> ObservationToken {
+        addObserver(key: key.name) { [weak self] change in
+            guard let self else { return }
+            handler(
+                ValueChange(
+                    key: change.key,
+                    oldValue: decodeOrDefault(change.oldValue, key),
+                    newValue: decodeOrDefault(change.newValue, key),
+                    origin: change.origin
+                ))
+        }
+    }
+
+    /// Every change of every key, as an async sequence that lasts until the consuming task ends.
+    ///
+    /// ```swift
+    /// for await change in store.changes { print(change.key, change.origin) }
+    /// ```
+    public var changes: AsyncStream<Change> {
+        AsyncStream { continuation in
+            let token = addObserver(key: nil) { continuation.yield($0) }
+            continuation.onTermination = { _ in token.cancel() }
+        }
+    }
+
+    /// The current value of `key`, then every new value, as an async sequence.
+    ///
+    /// ```swift
+    /// for await volume in store.values(for: .volume) { print(volume) }  //=> 0.5, then 0.8, ...
+    /// ```
+    public func values<Value>(for key: StoredKey<Value>) -> AsyncStream<Value> {
+        AsyncStream { continuation in
+            // The first value is yielded under the store's lock (so it precedes every change);
+            // reporting a decoding failure there would re-enter the lock, so it is left to later reads.
+            let token = addObserver(
+                key: key.name,
+                initial: { current in
+                    continuation.yield(current.flatMap { try? key.coder.decode($0) } ?? key.defaultValue)
+                }
+            ) { [weak self] change in
+                guard let self else { return }
+                continuation.yield(decodeOrDefault(change.newValue, key))
+            }
+            continuation.onTermination = { _ in token.cancel() }
+        }
+    }
+
+    /// Diagnostics as they happen: values that did not decode, quarantined files, failed writes.
+    ///
+    /// ```swift
+    /// for await event in store.diagnostics { log(event.description) }
+    /// ```
+    public var diagnostics: AsyncStream<StoreEvent> {
+        AsyncStream { continuation in
+            let id = state.withLock { state in
+                let id = (state.eventListeners.keys.max() ?? 0) + 1
+                state.eventListeners[id] = { continuation.yield($0) }
+                return id
+            }
+            continuation.onTermination = { [weak self] _ in
+                self?.state.withLock { _ = $0.eventListeners.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Registers an observer; `initial` receives the current value under the same lock, so no
+    /// change can slip between the current value and the first change.
+    func addObserver(
+        key: String?,
+        initial: ((StoredValue?) -> Void)? = nil,
+        _ callback: @escaping ObserverTable.Callback
+    ) -> ObservationToken {
+        let (id, startWatching) = state.withLock { state in
+            let id = state.observers.add(key: key, callback)
+            if let key, let initial { initial(state.values[key] ?? state.registeredDefaults[key]) }
+            let startWatching = !state.isWatching
+            state.isWatching = true
+            return (id, startWatching)
+        }
+        if startWatching { watchBackend() }
+        return ObservationToken { [weak self] in self?.removeObserver(id: id, key: key) }
+    }
+
+    private func removeObserver(id: Int, key: String?) {
+        let stopWatching = state.withLock { state in
+            state.observers.remove(id: id, key: key)
+            let stop = state.observers.isEmpty && state.isWatching
+            if stop { state.isWatching = false }
+            return stop
+        }
+        if stopWatching { backend.stopWatching() }
+    }
+
+    /// Delivers queued changes. Only one thread delivers at a time, so observers see changes in
+    /// the order they happened; a thread that finds another delivering leaves its changes to it.
+    func deliverChanges() {
+        let claimed = state.withLock { state in
+            guard !state.isDelivering, !state.deliveries.isEmpty else { return false }
+            state.isDelivering = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let batch = state.withLock { state in
+                let batch = state.deliveries
+                state.deliveries.removeAll()
+                if batch.isEmpty { state.isDelivering = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            for delivery in batch {
+                for recipient in delivery.recipients { recipient(delivery.change) }
+            }
+        }
+    }
+
+    func decodeOrDefault<Value>(_ stored: StoredValue?, _ key: StoredKey<Value>) -> Value {
+        guard let stored else { return key.defaultValue }
+        do {
+            return try key.coder.decode(stored)
+        } catch {
+            decodingFailed(forKey: key.name, expected: key.coder.typeName, found: stored)
+            return key.defaultValue
+        }
+    }
+
+    /// Listens for other processes' changes while anyone observes.
+    private func watchBackend() {
+        do {
+            try backend.startWatching { [weak self] in self?.scheduleReload() }
+        } catch {
+            report(.reloadFailed(StoreError(error, path: backend.location, operation: "watch")))
+        }
+    }
+
+    /// Coalesces bursts of change signals into one reload on a background queue.
+    func scheduleReload() {
+        let schedule = state.withLock { state in
+            guard !state.reloadScheduled else { return false }
+            state.reloadScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        DispatchQueue.global().async { [weak self] in self?.reloadFromBackend() }
+    }
+
+    /// Reads the backend and merges what other processes changed, with origin `.external`.
+    func reloadFromBackend() {
+        do {
+            try withBackendLock {
+                state.withLock { $0.reloadScheduled = false }
+                merge(try backend.load(), origin: .external)
+            }
+        } catch {
+            report(.reloadFailed(StoreError(error, path: backend.location, operation: "reload")))
+        }
+        deliverChanges()
+    }
+}

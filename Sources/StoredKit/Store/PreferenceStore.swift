@@ -1,0 +1,225 @@
+import Foundation
+import Synchronization
+
+/// The engine: an in-memory snapshot of every preference over a pluggable ``Backend``.
+///
+/// A read is a lock and a dictionary lookup (a ``Stored`` read of an unchanged value not even
+/// that). A write updates memory, notifies observers, and is persisted by the backend:
+/// coalesced shortly after (``Durability/deferred``, the default) or before the call
+/// returns (``Durability/immediate``).
+///
+/// ```swift
+/// let store = try PreferenceStore(.sqlite(at: url))
+/// store.set(3, forKey: "count")
+/// store.value(forKey: "count", as: Int.self)  //=> 3
+/// try store.update(.launchCount) { $0 += 1 }
+/// try store.flush()
+/// ```
+public final class PreferenceStore: Sendable {
+    /// Where the data lives.
+    public let backend: any Backend
+    /// When writes reach the disk.
+    public let durability: Durability
+
+    struct State {
+        var values: [String: StoredValue]
+        var registeredDefaults: [String: StoredValue] = [:]
+        var schemaVersion: Int
+        var slots: [String: KeySlot] = [:]
+        /// Local writes not yet committed; `nil` marks a removal.
+        var pending: [String: StoredValue?] = [:]
+        var flushScheduled = false
+        var reloadScheduled = false
+        var observers = ObserverTable()
+        var isWatching = false
+        var isClosed = false
+        /// Changes waiting to be delivered, in the order they happened.
+        var deliveries: [Delivery] = []
+        var isDelivering = false
+        var recentEvents: [StoreEvent] = []
+        var eventListeners: [Int: @Sendable (StoreEvent) -> Void] = [:]
+    }
+
+    let state: Mutex<State>
+    /// Serialises every conversation with the backend (commit, reload, exclusive access), so a
+    /// reload can never land between a commit and the merge of its result.
+    let backendLock = Mutex<Void>(())
+
+    /// How long deferred writes wait to be committed together.
+    static let flushDelay: DispatchTimeInterval = .milliseconds(50)
+
+    /// Opens a store over `backend`, running every migration newer than the stored schema version first.
+    ///
+    /// ```swift
+    /// let store = try PreferenceStore(.plist(suite: "com.example.app"))
+    /// let fast = try PreferenceStore(.sqlite(at: url), durability: .immediate)
+    /// ```
+    public init(
+        _ backend: some Backend,
+        migrations: [Migration] = [],
+        durability: Durability = .deferred
+    ) throws {
+        self.backend = backend
+        self.durability = durability
+        let snapshot = try MigrationRunner(migrations: migrations, durability: durability).open(backend)
+        state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
+        for event in snapshot.events { report(event) }
+        StoreRegistry.shared.add(self)
+    }
+
+    /// A fresh store that lives only in memory: for tests and previews.
+    ///
+    /// ```swift
+    /// let store = PreferenceStore.inMemory()
+    /// ```
+    public static func inMemory(_ values: [String: StoredValue] = [:]) -> PreferenceStore {
+        PreferenceStore(unopened: MemoryBackend(values: values))
+    }
+
+    /// Opening a memory backend cannot fail; this avoids a `try` nobody could act on.
+    private init(unopened backend: MemoryBackend) {
+        self.backend = backend
+        durability = .deferred
+        let snapshot = (try? backend.load()) ?? BackendSnapshot()
+        state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
+        StoreRegistry.shared.add(self)
+    }
+
+    deinit {
+        // Release-time flush: the last writes of a store nobody holds any more still land.
+        try? flush()  // a failure was reported by flush itself
+        backend.stopWatching()
+        StoreRegistry.shared.remove(self)
+    }
+
+    /// The version of the last migration committed to this store's data.
+    ///
+    /// ```swift
+    /// store.schemaVersion  //=> 2
+    /// ```
+    public var schemaVersion: Int { state.withLock { $0.schemaVersion } }
+
+    /// Every key that has a stored value, sorted.
+    ///
+    /// ```swift
+    /// store.keys  //=> ["launchCount", "volume"]
+    /// ```
+    public var keys: [String] { state.withLock { $0.values.keys.sorted() } }
+
+    /// The raw stored value of `key` (or its registered default), without decoding.
+    ///
+    /// ```swift
+    /// store.storedValue(forKey: "volume")  //=> .double(0.5)
+    /// ```
+    public func storedValue(forKey key: String) -> StoredValue? {
+        state.withLock { $0.values[key] ?? $0.registeredDefaults[key] }
+    }
+
+    /// Every stored key and value, as one dictionary.
+    ///
+    /// ```swift
+    /// store.dictionaryRepresentation()  //=> ["volume": .double(0.5)]
+    /// ```
+    public func dictionaryRepresentation() -> [String: StoredValue] {
+        state.withLock { $0.values }
+    }
+
+    /// Values read when a key has no stored value (and the caller gave no default of its own).
+    /// Registered defaults are not persisted, like `UserDefaults.register(defaults:)`.
+    ///
+    /// ```swift
+    /// store.register(defaults: ["volume": 0.5, "name": "Guest"])
+    /// store.value(forKey: "volume", as: Double.self)  //=> 0.5
+    /// ```
+    public func register(defaults: [String: any Storable]) {
+        state.withLock { state in
+            for (key, value) in defaults {
+                state.registeredDefaults[key] = value.storedValue
+                state.slots[key]?.advance()
+            }
+        }
+    }
+
+    // MARK: - The write path
+
+    /// Applies local changes in memory, queues them for the backend and notifies observers.
+    /// Values equal to what is stored change nothing: no notification, no backend write.
+    func apply(_ changes: [String: StoredValue?]) {
+        let changedSlots = state.withLock { state -> [KeySlot] in
+            var slots: [KeySlot] = []
+            for (key, newValue) in changes {
+                let oldValue = state.values[key]
+                guard oldValue != newValue else { continue }
+                state.values[key] = newValue
+                state.pending[key] = .some(newValue)
+                if let slot = state.slots[key] {
+                    slot.advance()
+                    slots.append(slot)
+                }
+                state.enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: .local))
+            }
+            if !changes.isEmpty, durability == .deferred, !state.flushScheduled, !state.pending.isEmpty {
+                state.flushScheduled = true
+                scheduleFlush()
+            }
+            return slots
+        }
+        for slot in changedSlots { slot.markChanged() }
+        deliverChanges()
+        if durability == .immediate {
+            do { try flush() } catch {}  // reported by flush; the values stay pending for the next flush
+        }
+    }
+
+    /// Merges data read from the backend into memory; keys with local uncommitted writes keep them.
+    func merge(_ snapshot: BackendSnapshot, origin: Change.Origin) {
+        let changedSlots = state.withLock { state -> [KeySlot] in
+            var slots: [KeySlot] = []
+            state.schemaVersion = snapshot.schemaVersion
+            let keys = Set(state.values.keys).union(snapshot.values.keys)
+            for key in keys where state.pending.index(forKey: key) == nil {
+                let oldValue = state.values[key]
+                let newValue = snapshot.values[key]
+                guard oldValue != newValue else { continue }
+                state.values[key] = newValue
+                if let slot = state.slots[key] {
+                    slot.advance()
+                    slots.append(slot)
+                }
+                state.enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: origin))
+            }
+            return slots
+        }
+        for slot in changedSlots { slot.markChanged() }
+        for event in snapshot.events { report(event) }
+    }
+
+    /// The shared per-key record, created on first use.
+    func slot(for key: String) -> KeySlot {
+        state.withLock { state in
+            if let slot = state.slots[key] { return slot }
+            let slot = KeySlot(name: key)
+            state.slots[key] = slot
+            return slot
+        }
+    }
+
+    // MARK: - Diagnostics
+
+    /// Records `event` and tells every diagnostics listener.
+    func report(_ event: StoreEvent) {
+        let listeners = state.withLock { state in
+            state.recentEvents.append(event)
+            if state.recentEvents.count > 100 { state.recentEvents.removeFirst() }
+            return Array(state.eventListeners.values)
+        }
+        for listener in listeners { listener(event) }
+    }
+
+    /// The last 100 events (decoding failures, quarantined files, failed writes), oldest first.
+    ///
+    /// ```swift
+    /// store.recentEvents.last  //=> Key 'volume' holds string, not Double; ...
+    /// ```
+    public var recentEvents: [StoreEvent] { state.withLock { $0.recentEvents } }
+}

@@ -1,0 +1,79 @@
+/// The view of a store inside ``PreferenceStore/transaction(_:)``: reads see the freshest data
+/// plus this transaction's own writes; writes are committed together when the body returns.
+///
+/// ```swift
+/// try store.transaction { tx in
+///     let count = tx.value(forKey: "count", as: Int.self) ?? 0
+///     tx.set(count + 1, forKey: "count")
+///     tx[.lastOpened] = Date()
+/// }
+/// ```
+public final class Transaction: PreferenceAccess {
+    private let base: [String: StoredValue]
+    private unowned let store: PreferenceStore
+    /// The writes made so far; `nil` marks a removal.
+    private(set) var staged: [String: StoredValue?] = [:]
+    /// The first value that could not be encoded: the whole transaction then fails.
+    private(set) var failure: StoreError?
+
+    init(base: [String: StoredValue], store: PreferenceStore) {
+        self.base = base
+        self.store = store
+    }
+
+    /// Every key with a value, this transaction's writes included, sorted.
+    ///
+    /// ```swift
+    /// tx.keys  //=> ["a", "volume"]
+    /// ```
+    public var keys: [String] {
+        var keys = Set(base.keys)
+        for (key, value) in staged {
+            if value == nil { keys.remove(key) } else { keys.insert(key) }
+        }
+        return keys.sorted()
+    }
+
+    /// The value as this transaction sees it.
+    ///
+    /// ```swift
+    /// tx.storedValue(forKey: "a")  //=> .int(1)
+    /// ```
+    public func storedValue(forKey key: String) -> StoredValue? {
+        if let staged = staged[key] { return staged }
+        return base[key] ?? store.registeredDefault(forKey: key)
+    }
+
+    /// Stages a write; `nil` removes the key.
+    ///
+    /// ```swift
+    /// tx.setStoredValue(.int(1), forKey: "a")
+    /// ```
+    public func setStoredValue(_ value: StoredValue?, forKey key: String) {
+        staged[key] = .some(value)
+    }
+
+    /// Makes the transaction fail (nothing is committed).
+    ///
+    /// ```swift
+    /// tx.encodingFailed(forKey: "a", error: error)
+    /// ```
+    public func encodingFailed(forKey key: String, error: any Error) {
+        if failure == nil { failure = .unrepresentable(key: key, reason: "\(error)") }
+    }
+
+    /// Reports the failure on the store's diagnostics.
+    ///
+    /// ```swift
+    /// tx.decodingFailed(forKey: "volume", expected: "Double", found: .string("loud"))
+    /// ```
+    public func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
+        store.decodingFailed(forKey: key, expected: expected, found: found)
+    }
+}
+
+extension PreferenceStore {
+    func registeredDefault(forKey key: String) -> StoredValue? {
+        state.withLock { $0.registeredDefaults[key] }
+    }
+}
