@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "StoredKit", targets: ["StoredKit"]),
+        .executable(name: "stored-demo", targets: ["stored-demo"]),
         .executable(name: "stored-bench", targets: ["StoredBenchmarks"]),
     ],
     targets: [
@@ -15,6 +16,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "StoredKit", dependencies: ["CStoredSQLite"]),
+        .executableTarget(name: "stored-demo", dependencies: ["StoredKit"]),
         .executableTarget(
             name: "StoredBenchmarks",
             dependencies: ["StoredKit"],

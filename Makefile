@@ -1,0 +1,30 @@
+# The two commands the README starts with. Each installs what a fresh Debian machine lacks first.
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
+
+.PHONY: demo test bench bench-quick deps lint
+
+## Run the demo: a sidebar whose customization persists in an embedded SQLite store.
+demo: deps
+	$(SWIFT) run stored-demo
+
+## Run every test (unit, CLI, multi-process).
+test: deps
+	$(SWIFT) test
+
+## Run the full benchmark (about 5 minutes) or a smoke run (under a minute).
+bench: deps
+	$(SWIFT) run -c release stored-bench
+bench-quick: deps
+	$(SWIFT) run -c release stored-bench --quick
+
+## Check formatting.
+lint:
+	$(SWIFT) format lint -r Sources Tests Benchmarks
+
+## Debian packages the build needs: SQLite's headers (found through pkg-config).
+deps:
+	@if ! pkg-config --exists sqlite3 2>/dev/null; then \
+		echo "Installing libsqlite3-dev and pkg-config..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libsqlite3-dev pkg-config sqlite3; \
+	fi
