@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "StoredKit", targets: ["StoredKit"]),
+        .library(name: "TabKit", targets: ["TabKit"]),
         .executable(name: "stored-demo", targets: ["stored-demo"]),
         .executable(name: "stored-bench", targets: ["StoredBenchmarks"]),
     ],
@@ -16,6 +17,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "StoredKit", dependencies: ["CStoredSQLite"]),
+        .target(name: "TabKit"),
         .executableTarget(name: "stored-demo", dependencies: ["StoredKit"]),
         .executableTarget(
             name: "StoredBenchmarks",
@@ -23,6 +25,7 @@ let package = Package(
             path: "Benchmarks/StoredBenchmarks"
         ),
         .testTarget(name: "StoredKitTests", dependencies: ["StoredKit"]),
+        .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,8 +8,8 @@ struct StoredCoder<Value: Sendable>: Sendable {
     /// Returns `nil` for a value that means "remove the key" (`Optional.none`).
     let encode: @Sendable (Value) throws -> StoredValue?
     let decode: @Sendable (StoredValue) throws -> Value
-    /// The type's name, for diagnostics.
-    let typeName: String
+    /// The type's name, for diagnostics; computed only when needed (it costs far more than a read).
+    var typeName: String { String(describing: Value.self) }
 }
 
 /// Lets the coder recognise `Optional.none` without knowing the wrapped type.
@@ -24,7 +24,6 @@ extension Optional: OptionalValue {
 extension StoredCoder where Value: Codable {
     /// The coder for any Codable type, using the direct `Storable` conversion when there is one.
     static func codable() -> StoredCoder {
-        let name = String(describing: Value.self)
         if let storable = Value.self as? any Storable.Type, let coder = direct(storable) as? StoredCoder {
             return coder
         }
@@ -34,8 +33,7 @@ extension StoredCoder where Value: Codable {
                 if isOptional, let optional = value as? any OptionalValue, optional.isNone { return nil }
                 return try StoredValueEncoder().encode(value)
             },
-            decode: { stored in try StoredValueDecoder().decode(Value.self, from: stored) },
-            typeName: name
+            decode: { stored in try StoredValueDecoder().decode(Value.self, from: stored) }
         )
     }
 
@@ -43,8 +41,7 @@ extension StoredCoder where Value: Codable {
     private static func direct<S: Storable>(_ type: S.Type) -> Any {
         StoredCoder<S>(
             encode: { $0.storedValue },
-            decode: { try S(storedValue: $0) },
-            typeName: String(describing: S.self)
+            decode: { try S(storedValue: $0) }
         )
     }
 }
@@ -53,16 +50,14 @@ extension StoredCoder where Value: RawRepresentable, Value.RawValue: Codable & S
     /// Stores the raw value; a raw value the type does not accept reads as a type mismatch.
     static func rawValue() -> StoredCoder {
         let raw = StoredCoder<Value.RawValue>.codable()
-        let name = String(describing: Value.self)
         return StoredCoder(
             encode: { try raw.encode($0.rawValue) },
             decode: { stored in
                 guard let value = Value(rawValue: try raw.decode(stored)) else {
-                    throw StoreError.typeMismatch(key: "", expected: name, found: "\(stored) (no such case)")
+                    throw StoreError.typeMismatch(key: "", expected: "\(Value.self)", found: "\(stored) (no such case)")
                 }
                 return value
-            },
-            typeName: name
+            }
         )
     }
 }
@@ -74,8 +69,7 @@ extension StoredCoder {
         let wrapped = StoredCoder<Wrapped>.rawValue()
         return StoredCoder(
             encode: { value in try value.flatMap(wrapped.encode) },
-            decode: { try wrapped.decode($0) },
-            typeName: wrapped.typeName + "?"
+            decode: { try wrapped.decode($0) }
         )
     }
 }

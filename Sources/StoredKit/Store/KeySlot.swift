@@ -5,17 +5,18 @@ import Synchronization
 /// changes with every write (so cached decoded values know when they are stale without
 /// taking the store's lock) and the Observation registrar that tells SwiftUI-style
 /// trackers about changes.
+@usableFromInline
 final class KeySlot: Observable, Sendable {
     let name: String
-    private let generationCounter = Atomic<UInt64>(0)
-    let registrar = ObservationRegistrar()
+    @usableFromInline let generationCounter = Atomic<UInt64>(0)
+    @usableFromInline let registrar = ObservationRegistrar()
 
     init(name: String) {
         self.name = name
     }
 
     /// The current generation; acquiring, so a reader that sees a new generation also sees its value.
-    var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
+    @inlinable var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
 
     /// Called under the store's lock after the key's value changed.
     func advance() {
@@ -23,8 +24,11 @@ final class KeySlot: Observable, Sendable {
     }
 
     /// Tells Observation that this key was read (call on every read that should be tracked).
-    func markAccessed() {
-        registrar.access(self, keyPath: \.generation)
+    /// One key path object for every access, instead of one materialised per read.
+    @usableFromInline static let trackedKeyPath: KeyPath<KeySlot, UInt64> & Sendable = \.generation
+
+    @inlinable func markAccessed() {
+        registrar.access(self, keyPath: Self.trackedKeyPath)
     }
 
     /// Tells Observation trackers that this key changed.
@@ -35,17 +39,23 @@ final class KeySlot: Observable, Sendable {
 }
 
 /// A decoded value remembered together with the generation it was decoded at.
+///
+/// The hot path (`currentValue`) is inlinable so a `@Stored` read specialises in the caller's
+/// module: an atomic load, an uncontended lock and a copy, with no generic dispatch.
+@usableFromInline
 final class DecodedValueCache<Value: Sendable>: Sendable {
-    let slot: KeySlot
-    private let entry = Mutex<(generation: UInt64, value: Value)?>(nil)
+    @usableFromInline let slot: KeySlot
+    @usableFromInline let entry = Mutex<(generation: UInt64, value: Value)?>(nil)
 
     init(slot: KeySlot) {
         self.slot = slot
     }
 
-    /// The cached value if it is still current.
-    func value(at generation: UInt64) -> Value? {
-        entry.withLock { entry in
+    /// The cached value if it is still current (and tells Observation it was read).
+    @inlinable var currentValue: Value? {
+        slot.markAccessed()
+        let generation = slot.generation
+        return entry.withLock { entry in
             guard let entry, entry.generation == generation else { return nil }
             return entry.value
         }

@@ -5,6 +5,11 @@ extension PreferenceStore {
 
     /// The process-wide default store, used by ``Stored`` when no store is given.
     ///
+    /// By default it is the plist file Foundation's `UserDefaults.standard` uses on Linux
+    /// (`$XDG_CONFIG_HOME/<executable name>.plist`), so an app that switches from UserDefaults
+    /// keeps its data. If that file cannot be opened, the standard store lives in memory and the
+    /// reason is in its ``recentEvents``.
+    ///
     /// Replace it at start-up, before the first `@Stored` property is created:
     ///
     /// ```swift
@@ -23,6 +28,12 @@ extension PreferenceStore {
     }
 
     private static func makeDefaultStandard() -> PreferenceStore {
-        inMemory()
+        do {
+            return try PreferenceStore(.plist(suite: PlistBackend.defaultSuiteName()))
+        } catch {
+            let fallback = inMemory()
+            fallback.report(.commitFailed(StoreError(error, path: PlistBackend.defaultSuiteName(), operation: "open")))
+            return fallback
+        }
     }
 }

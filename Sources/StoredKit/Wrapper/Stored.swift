@@ -22,7 +22,7 @@ public struct Stored<Value: Sendable>: Sendable {
     public let key: StoredKey<Value>
     /// The store this property reads and writes.
     public let store: PreferenceStore
-    private let cache: DecodedValueCache<Value>
+    @usableFromInline let cache: DecodedValueCache<Value>
 
     /// A property for `key` in `store`.
     ///
@@ -98,8 +98,8 @@ public struct Stored<Value: Sendable>: Sendable {
     /// ```swift
     /// launchCount += 1
     /// ```
-    public var wrappedValue: Value {
-        get { store.read(key, cache: cache) }
+    @inlinable public var wrappedValue: Value {
+        get { cache.currentValue ?? store.read(key, cache: cache) }
         nonmutating set { store[key] = newValue }
     }
 
@@ -145,12 +145,10 @@ public struct Stored<Value: Sendable>: Sendable {
 }
 
 extension PreferenceStore {
-    /// The read behind ``Stored``: the cached decoded value while the key's generation is
-    /// unchanged, otherwise one locked lookup and one decode.
+    /// The read behind ``Stored`` when the cached value is stale: one locked lookup and one decode.
+    @usableFromInline
     func read<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
         let slot = cache.slot
-        slot.markAccessed()
-        if let value = cache.value(at: slot.generation) { return value }
         let (stored, generation) = state.withLock { state in
             (state.values[key.name] ?? state.registeredDefaults[key.name], slot.generation)
         }

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The kind of a store file, told by its name or, failing that, by its first bytes.
+///
+/// The CLI, the demo and ``PreferenceStore/init(fileAt:durability:migrations:corruption:)`` use it
+/// to pick a backend for a path.
+///
+/// ```swift
+/// StoreFileFormat(detecting: URL(fileURLWithPath: "prefs.sqlite"))  //=> .sqlite
+/// StoreFileFormat(detecting: URL(fileURLWithPath: "com.example.app.plist"))  //=> .plist
+/// ```
+public enum StoreFileFormat: String, Sendable, Hashable {
+    /// A property list (XML or binary), the format of Foundation's UserDefaults.
+    case plist
+    /// An SQLite database.
+    case sqlite
+
+    /// Detects the format: `.plist` → plist; `.sqlite`, `.sqlite3`, `.db` → SQLite; anything else
+    /// by content (`SQLite format 3`, `bplist00`, `<?xml`/`<plist`). `nil` when it cannot tell
+    /// (an unknown extension and a missing, empty or unrecognisable file).
+    ///
+    /// ```swift
+    /// StoreFileFormat(detecting: url)  //=> .sqlite
+    /// ```
+    public init?(detecting url: URL) {
+        switch url.pathExtension.lowercased() {
+        case "plist": self = .plist
+        case "sqlite", "sqlite3", "db": self = .sqlite
+        default:
+            guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+            defer { try? handle.close() }
+            let head = (try? handle.read(upToCount: 64)) ?? Data()
+            if head.starts(with: Data("SQLite format 3\0".utf8)) {
+                self = .sqlite
+            } else if head.starts(with: Data("bplist00".utf8)) {
+                self = .plist
+            } else if let text = String(data: head, encoding: .utf8),
+                text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<")
+            {
+                self = .plist
+            } else {
+                return nil
+            }
+        }
+    }
+}
