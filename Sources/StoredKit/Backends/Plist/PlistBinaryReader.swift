@@ -1,0 +1,302 @@
+import Foundation
+
+/// Reads Apple's binary property list format (`bplist00`) into ``StoredValue``.
+///
+/// Every offset, count and object reference is bounds-checked before use. Objects reached again while
+/// still being decoded are cycles and rejected; objects shared legitimately (Foundation deduplicates
+/// strings) are decoded once and reused, and the expanded size is capped so a file of shared
+/// containers cannot blow up exponentially.
+struct PlistBinaryReader {
+    /// Deeper nesting is rejected so a hostile file cannot exhaust the stack.
+    static let maximumDepth = 512
+    private static let trailerLength = 32
+    private static let headerLength = 8
+
+    private struct Decoded {
+        let value: StoredValue
+        /// Number of values this object expands to, counting shared objects once per reference.
+        let weight: Int
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let path: String
+    private var offsetTableStart = 0
+    private var offsetSize = 0
+    private var referenceSize = 0
+    private var objectCount = 0
+    private var decoded: [Decoded?] = []
+    private var inProgress: [Bool] = []
+    private var expandedCount = 0
+    private let expandedLimit: Int
+    private var depth = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, path: String) {
+        self.bytes = bytes
+        self.path = path
+        // Without shared containers each value costs at least one reference byte, so a legitimate file
+        // expands to fewer values than it has bytes; the slack allows writers that share small containers.
+        expandedLimit = 4 * bytes.count + 4_096
+    }
+
+    /// True when `bytes` starts with the `bplist` magic (any version; only `00` is supported).
+    static func hasMagic(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 6 && bytes.prefix(6).elementsEqual("bplist".utf8)
+    }
+
+    /// Parses a whole binary plist; `path` only names the file in errors.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(StoreError) -> StoredValue {
+        var reader = PlistBinaryReader(bytes: bytes, path: path)
+        let topObject = try reader.readTrailer()
+        return try reader.object(topObject).value
+    }
+
+    /// Validates the header and trailer and returns the index of the top object.
+    private mutating func readTrailer() throws(StoreError) -> Int {
+        guard bytes.count >= Self.headerLength, bytes.prefix(8).elementsEqual("bplist00".utf8) else {
+            let version = String(decoding: bytes.prefix(8).dropFirst(6), as: UTF8.self)
+            throw failure("unsupported binary plist version '\(version)'; only bplist00 is supported")
+        }
+        guard bytes.count >= Self.headerLength + 1 + Self.trailerLength else {
+            throw failure("unexpected end of file at byte \(bytes.count): a binary plist needs at least 41 bytes")
+        }
+        let trailer = bytes.count - Self.trailerLength
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+            throw failure("invalid trailer at byte \(trailer): offset size \(offsetSize), reference size \(referenceSize)")
+        }
+        let count = bigEndianInteger(at: trailer + 8, size: 8)
+        let top = bigEndianInteger(at: trailer + 16, size: 8)
+        let tableStart = bigEndianInteger(at: trailer + 24, size: 8)
+        let objectArea = UInt64(trailer - Self.headerLength)
+        guard count >= 1, count <= objectArea, top < count, tableStart >= UInt64(Self.headerLength + 1),
+            tableStart < UInt64(trailer), (UInt64(trailer) - tableStart) / UInt64(offsetSize) >= count
+        else {
+            throw failure(
+                "invalid trailer at byte \(trailer): \(count) objects, top object \(top), offset table at byte \(tableStart)")
+        }
+        objectCount = Int(count)
+        offsetTableStart = Int(tableStart)
+        decoded = Array(repeating: nil, count: objectCount)
+        inProgress = Array(repeating: false, count: objectCount)
+        return Int(top)
+    }
+
+    // MARK: Objects
+
+    private mutating func object(_ index: Int) throws(StoreError) -> Decoded {
+        if let cached = decoded[index] {
+            try count(cached.weight, object: index)
+            return cached
+        }
+        guard !inProgress[index] else { throw failure("object \(index) contains itself (reference cycle)") }
+        let offsetEntry = offsetTableStart + index * offsetSize
+        let offset = bigEndianInteger(at: offsetEntry, size: offsetSize)
+        guard offset >= UInt64(Self.headerLength), offset < UInt64(offsetTableStart) else {
+            throw failure(
+                "object \(index) has offset \(offset), outside the object area (offset table entry at byte \(offsetEntry))")
+        }
+        let start = Int(offset)
+        let countBefore = expandedCount
+        let value = try objectValue(at: start, index: index)
+        try count(1, object: index)
+        let result = Decoded(value: value, weight: expandedCount - countBefore)
+        decoded[index] = result
+        return result
+    }
+
+    private mutating func count(_ weight: Int, object index: Int) throws(StoreError) {
+        expandedCount += weight
+        guard expandedCount <= expandedLimit else {
+            throw failure("object \(index) is shared so often the plist would expand to over \(expandedLimit) values")
+        }
+    }
+
+    private mutating func objectValue(at start: Int, index: Int) throws(StoreError) -> StoredValue {
+        let marker = bytes[start]
+        let lowNibble = Int(marker & 0x0F)
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: return .bool(false)
+            case 0x09: return .bool(true)
+            default: throw failure("unsupported object type 0x\(hex(marker)) at byte \(start)")
+            }
+        case 0x1:
+            return try integer(at: start + 1, sizeExponent: lowNibble, markerAt: start)
+        case 0x2:
+            switch lowNibble {
+            case 2:
+                try requireBytes(4, at: start + 1, for: "real at byte \(start)")
+                return .double(Double(Float(bitPattern: UInt32(bigEndianInteger(at: start + 1, size: 4)))))
+            case 3:
+                try requireBytes(8, at: start + 1, for: "real at byte \(start)")
+                return .double(Double(bitPattern: bigEndianInteger(at: start + 1, size: 8)))
+            default: throw failure("unsupported real size \(1 << lowNibble) at byte \(start)")
+            }
+        case 0x3:
+            guard marker == 0x33 else { throw failure("unsupported object type 0x\(hex(marker)) at byte \(start)") }
+            try requireBytes(8, at: start + 1, for: "date at byte \(start)")
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bigEndianInteger(at: start + 1, size: 8))))
+        case 0x4:
+            let (length, contentStart) = try lengthAndStart(at: start)
+            try requireBytes(length, at: contentStart, for: "data at byte \(start)")
+            return .data(Data(buffer: UnsafeBufferPointer(rebasing: bytes[contentStart..<contentStart + length])))
+        case 0x5:
+            let (length, contentStart) = try lengthAndStart(at: start)
+            try requireBytes(length, at: contentStart, for: "string at byte \(start)")
+            let text = UnsafeBufferPointer(rebasing: bytes[contentStart..<contentStart + length])
+            if let invalid = text.firstIndex(where: { $0 >= 0x80 }) {
+                throw failure("non-ASCII byte in ASCII string at byte \(contentStart + invalid)")
+            }
+            return .string(String(decoding: text, as: UTF8.self))
+        case 0x6:
+            return .string(try utf16String(at: start))
+        case 0xA:
+            return try array(at: start, index: index)
+        case 0xD:
+            return try dictionary(at: start, index: index)
+        default:
+            throw failure("unsupported object type 0x\(hex(marker)) at byte \(start)")
+        }
+    }
+
+    private mutating func integer(at start: Int, sizeExponent: Int, markerAt marker: Int) throws(StoreError) -> StoredValue {
+        guard sizeExponent <= 4 else { throw failure("unsupported integer size \(1 << sizeExponent) at byte \(marker)") }
+        let size = 1 << sizeExponent
+        try requireBytes(size, at: start, for: "integer at byte \(marker)")
+        switch size {
+        case 16:
+            let high = bigEndianInteger(at: start, size: 8)
+            let low = bigEndianInteger(at: start + 8, size: 8)
+            if high == 0 { return StoredValue(low) }
+            if high == UInt64.max, Int64(bitPattern: low) < 0 { return .int(Int64(bitPattern: low)) }
+            throw failure("128-bit integer at byte \(marker) does not fit in 64 bits")
+        case 8:
+            return .int(Int64(bitPattern: bigEndianInteger(at: start, size: 8)))
+        default:
+            // Sizes below 8 bytes are unsigned in bplist00.
+            return .int(Int64(bigEndianInteger(at: start, size: size)))
+        }
+    }
+
+    private mutating func utf16String(at start: Int) throws(StoreError) -> String {
+        let (length, contentStart) = try lengthAndStart(at: start)
+        guard contentStart <= offsetTableStart, length <= (offsetTableStart - contentStart) / 2 else {
+            throw failure("unexpected end of object data: string at byte \(start) claims \(length) UTF-16 units")
+        }
+        let units = [UInt16](unsafeUninitializedCapacity: length) { buffer, initialized in
+            for unit in 0..<length {
+                let position = contentStart + unit * 2
+                buffer[unit] = UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
+            }
+            initialized = length
+        }
+        guard let string = String(validating: units, as: UTF16.self) else {
+            throw failure("invalid UTF-16 (unpaired surrogate) in string at byte \(start)")
+        }
+        return string
+    }
+
+    private mutating func array(at start: Int, index: Int) throws(StoreError) -> StoredValue {
+        let (count, referencesStart) = try lengthAndStart(at: start)
+        try requireReferences(count, at: referencesStart, for: "array at byte \(start)")
+        try enterContainer(index, at: start)
+        defer { leaveContainer(index) }
+        var items = [StoredValue]()
+        items.reserveCapacity(count)
+        for item in 0..<count {
+            items.append(try object(try reference(at: referencesStart + item * referenceSize)).value)
+        }
+        return .array(items)
+    }
+
+    private mutating func dictionary(at start: Int, index: Int) throws(StoreError) -> StoredValue {
+        let (count, keysStart) = try lengthAndStart(at: start)
+        try requireReferences(count, at: keysStart, for: "dictionary at byte \(start)")
+        let valuesStart = keysStart + count * referenceSize
+        try requireReferences(count, at: valuesStart, for: "dictionary at byte \(start)")
+        try enterContainer(index, at: start)
+        defer { leaveContainer(index) }
+        var entries = [String: StoredValue](minimumCapacity: count)
+        for entry in 0..<count {
+            let keyReference = try reference(at: keysStart + entry * referenceSize)
+            guard case .string(let key) = try object(keyReference).value else {
+                throw failure("dictionary at byte \(start) has a non-string key (object \(keyReference))")
+            }
+            entries[key] = try object(try reference(at: valuesStart + entry * referenceSize)).value
+        }
+        return .dictionary(entries)
+    }
+
+    private mutating func enterContainer(_ index: Int, at start: Int) throws(StoreError) {
+        guard depth < Self.maximumDepth else {
+            throw failure("containers nested deeper than \(Self.maximumDepth) levels at byte \(start)")
+        }
+        depth += 1
+        inProgress[index] = true
+    }
+
+    private mutating func leaveContainer(_ index: Int) {
+        depth -= 1
+        inProgress[index] = false
+    }
+}
+
+extension PlistBinaryReader {
+    // MARK: Bytes
+
+    /// Reads the count in a marker's low nibble, or the integer object following it when the nibble is 0xF.
+    private func lengthAndStart(at start: Int) throws(StoreError) -> (length: Int, contentStart: Int) {
+        let nibble = Int(bytes[start] & 0x0F)
+        guard nibble == 0x0F else { return (nibble, start + 1) }
+        guard start + 1 < offsetTableStart else { throw failure("unexpected end of object data at byte \(start + 1)") }
+        let marker = bytes[start + 1]
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else {
+            throw failure("invalid length marker 0x\(hex(marker)) at byte \(start + 1)")
+        }
+        let size = 1 << Int(marker & 0x0F)
+        try requireBytes(size, at: start + 2, for: "length at byte \(start + 1)")
+        let length = bigEndianInteger(at: start + 2, size: size)
+        guard length <= UInt64(offsetTableStart) else {
+            throw failure("length \(length) at byte \(start + 1) runs past the object data (ends at byte \(offsetTableStart))")
+        }
+        return (Int(length), start + 2 + size)
+    }
+
+    /// Objects must end before the offset table, as Foundation requires.
+    private func requireBytes(_ length: Int, at start: Int, for what: @autoclosure () -> String) throws(StoreError) {
+        guard start <= offsetTableStart, length <= offsetTableStart - start else {
+            throw failure("unexpected end of object data at byte \(offsetTableStart) in \(what())")
+        }
+    }
+
+    private func requireReferences(_ count: Int, at start: Int, for what: @autoclosure () -> String) throws(StoreError) {
+        guard start <= offsetTableStart, count <= (offsetTableStart - start) / referenceSize else {
+            throw failure("unexpected end of object data at byte \(offsetTableStart) in \(what()) of \(count) entries")
+        }
+    }
+
+    private func reference(at position: Int) throws(StoreError) -> Int {
+        let reference = bigEndianInteger(at: position, size: referenceSize)
+        guard reference < UInt64(objectCount) else {
+            throw failure("object reference \(reference) at byte \(position) is beyond the \(objectCount) objects")
+        }
+        return Int(reference)
+    }
+
+    /// The caller has checked that `size` bytes are available at `position`.
+    private func bigEndianInteger(at position: Int, size: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for offset in 0..<size { value = value << 8 | UInt64(bytes[position + offset]) }
+        return value
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        String(byte, radix: 16, uppercase: true)
+    }
+
+    private func failure(_ reason: String) -> StoreError {
+        .corruptFile(path: path, reason: reason, quarantinedAt: nil)
+    }
+}

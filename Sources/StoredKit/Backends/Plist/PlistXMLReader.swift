@@ -1,0 +1,401 @@
+import Foundation
+
+/// Reads the XML property-list dialect Foundation writes, straight from UTF-8 bytes into ``StoredValue``.
+///
+/// A hand-written scanner rather than `XMLParser`: no callbacks, no `Any`, no intermediate strings for
+/// numbers, and every error names the byte offset where the file stopped making sense.
+struct PlistXMLReader {
+    /// Deeper nesting is rejected so a hostile file cannot exhaust the stack.
+    static let maximumDepth = 512
+
+    private struct StartTag {
+        let element: PlistXMLElement
+        let isEmpty: Bool
+        let offset: Int
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let path: String
+    private var position = 0
+    private var depth = 0
+    /// Entries and items of the containers being read, innermost last: building each dictionary at its
+    /// final size avoids rehashing as it grows, and the storage is reused across containers.
+    private var pendingEntries: [(key: String, value: StoredValue)] = []
+    private var pendingItems: [StoredValue] = []
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, path: String) {
+        self.bytes = bytes
+        self.path = path
+    }
+
+    /// Parses a whole XML plist document; `path` only names the file in errors.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(StoreError) -> StoredValue {
+        var reader = PlistXMLReader(bytes: bytes, path: path)
+        return try reader.readDocument()
+    }
+
+    private mutating func readDocument() throws(StoreError) -> StoredValue {
+        guard !bytes.isEmpty else { throw failure("the file is empty") }
+        if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
+            throw failure("UTF-16 XML is not supported; convert it with 'plutil -convert xml1'")
+        }
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        try skipMarkup(allowingDeclarations: true)
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else {
+            throw failure("not a property list: expected '<' at byte \(position)")
+        }
+        let rootTag = try readStartTag()
+        let value: StoredValue
+        if rootTag.element == .plist {
+            guard !rootTag.isEmpty else { throw failure("empty <plist/> element at byte \(rootTag.offset)") }
+            try skipMarkup(allowingDeclarations: false)
+            guard !isAtEndTag else { throw failure("<plist> holds no value (byte \(position))") }
+            value = try readValue(try readStartTag())
+            try skipMarkup(allowingDeclarations: false)
+            try readEndTag(of: .plist)
+        } else {
+            value = try readValue(rootTag)
+        }
+        try skipMarkup(allowingDeclarations: true)
+        guard position == bytes.count else { throw failure("unexpected content after the property list at byte \(position)") }
+        return value
+    }
+
+    // MARK: Values
+
+    private mutating func readValue(_ tag: StartTag) throws(StoreError) -> StoredValue {
+        switch tag.element {
+        case .dictionary: return try readDictionary(tag)
+        case .array: return try readArray(tag)
+        case .string: return .string(tag.isEmpty ? "" : try readText(closing: .string))
+        case .true, .false:
+            if !tag.isEmpty {
+                try skipMarkup(allowingDeclarations: false)
+                try readEndTag(of: tag.element)
+            }
+            return .bool(tag.element == .true)
+        case .integer:
+            let text = try readScalarText(tag)
+            guard let value = PlistScalarText.integer(text) else { throw invalidScalar("integer", text, tag) }
+            return value
+        case .real:
+            let text = try readScalarText(tag)
+            guard let value = PlistScalarText.real(text) else { throw invalidScalar("real", text, tag) }
+            return .double(value)
+        case .date:
+            let text = try readScalarText(tag)
+            guard let value = PlistScalarText.date(text) else {
+                throw invalidScalar("date (want YYYY-MM-DDTHH:MM:SSZ)", text, tag)
+            }
+            return .date(value)
+        case .data:
+            let textStart = position
+            let text = try readScalarText(tag)
+            switch PlistBase64.decode(text) {
+            case .bytes(let data): return .data(data)
+            case .invalidCharacter(let offset):
+                let leadingWhitespace = bytes[textStart...].prefix(while: isWhitespace).count
+                throw failure("invalid base64 character in <data> at byte \(textStart + leadingWhitespace + offset)")
+            case .truncated: throw failure("truncated base64 in <data> at byte \(tag.offset)")
+            }
+        case .key: throw failure("<key> outside a <dict> at byte \(tag.offset)")
+        case .plist: throw failure("nested <plist> at byte \(tag.offset)")
+        }
+    }
+
+    private mutating func readDictionary(_ tag: StartTag) throws(StoreError) -> StoredValue {
+        if tag.isEmpty { return .dictionary([:]) }
+        try enterContainer(tag)
+        defer { depth -= 1 }
+        let base = pendingEntries.count
+        while true {
+            try skipMarkup(allowingDeclarations: false)
+            try requireElementStart(inside: tag)
+            if isAtEndTag {
+                try readEndTag(of: .dictionary)
+                var result = [String: StoredValue](minimumCapacity: pendingEntries.count - base)
+                // Later duplicates win, as in Foundation.
+                for entry in pendingEntries[base...] { result[entry.key] = entry.value }
+                pendingEntries.removeSubrange(base...)
+                return .dictionary(result)
+            }
+            let keyTag = try readStartTag()
+            guard keyTag.element == .key else {
+                throw failure("expected <key> but found <\(keyTag.element.name)> at byte \(keyTag.offset)")
+            }
+            let key = keyTag.isEmpty ? "" : try readText(closing: .key)
+            try skipMarkup(allowingDeclarations: false)
+            try requireElementStart(inside: tag)
+            guard !isAtEndTag else { throw failure("key '\(key)' has no value (byte \(position))") }
+            pendingEntries.append((key, try readValue(try readStartTag())))
+        }
+    }
+
+    private mutating func readArray(_ tag: StartTag) throws(StoreError) -> StoredValue {
+        if tag.isEmpty { return .array([]) }
+        try enterContainer(tag)
+        defer { depth -= 1 }
+        let base = pendingItems.count
+        while true {
+            try skipMarkup(allowingDeclarations: false)
+            try requireElementStart(inside: tag)
+            if isAtEndTag {
+                try readEndTag(of: .array)
+                let items = Array(pendingItems[base...])
+                pendingItems.removeSubrange(base...)
+                return .array(items)
+            }
+            pendingItems.append(try readValue(try readStartTag()))
+        }
+    }
+
+    private mutating func enterContainer(_ tag: StartTag) throws(StoreError) {
+        guard depth < Self.maximumDepth else {
+            throw failure("containers nested deeper than \(Self.maximumDepth) levels at byte \(tag.offset)")
+        }
+        depth += 1
+    }
+
+    private func requireElementStart(inside tag: StartTag) throws(StoreError) {
+        guard position < bytes.count else {
+            throw failure("unexpected end of file at byte \(position) inside <\(tag.element.name)> opened at byte \(tag.offset)")
+        }
+        guard bytes[position] == UInt8(ascii: "<") else {
+            throw failure("unexpected text '\(preview(position..<bytes.count))' at byte \(position)")
+        }
+    }
+
+    // MARK: Text
+
+    /// Reads character data up to the closing tag, decoding entities and CDATA sections.
+    private mutating func readText(closing element: PlistXMLElement) throws(StoreError) -> String {
+        let start = position
+        var highBits: UInt8 = 0
+        while position < bytes.count, bytes[position] != UInt8(ascii: "<"), bytes[position] != UInt8(ascii: "&") {
+            highBits |= bytes[position]
+            position += 1
+        }
+        if isAtEndTag {
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
+            // ASCII needs no validation; most keys and many values are ASCII.
+            let string = highBits < 0x80 ? String(decoding: text, as: UTF8.self) : try makeString(text, offset: start)
+            try readEndTag(of: element)
+            return string
+        }
+        var buffer = Array(bytes[start..<position])
+        while !isAtEndTag {
+            guard position < bytes.count else { throw failure("unexpected end of file at byte \(position) in <\(element.name)>") }
+            if bytes[position] == UInt8(ascii: "&") {
+                try appendEntity(to: &buffer)
+            } else if bytes[position] != UInt8(ascii: "<") {
+                let runStart = position
+                while position < bytes.count, bytes[position] != UInt8(ascii: "<"), bytes[position] != UInt8(ascii: "&") {
+                    position += 1
+                }
+                buffer.append(contentsOf: bytes[runStart..<position])
+            } else if hasPrefix("<![CDATA[") {
+                let contentStart = position + 9
+                guard let end = find("]]>", from: contentStart) else { throw failure("unterminated CDATA at byte \(position)") }
+                buffer.append(contentsOf: bytes[contentStart..<end])
+                position = end + 3
+            } else if hasPrefix("<!--") {
+                try skipComment()
+            } else {
+                throw failure("unexpected '<' in <\(element.name)> at byte \(position); escape it as &lt;")
+            }
+        }
+        let text = try buffer.withUnsafeBufferPointer { (text) throws(StoreError) in try makeString(text, offset: start) }
+        try readEndTag(of: element)
+        return text
+    }
+
+    private func makeString(_ text: UnsafeBufferPointer<UInt8>, offset: Int) throws(StoreError) -> String {
+        guard let string = String(validating: text, as: UTF8.self) else {
+            throw failure("invalid UTF-8 in text starting at byte \(offset)")
+        }
+        return string
+    }
+
+    private mutating func appendEntity(to buffer: inout [UInt8]) throws(StoreError) {
+        let start = position
+        let limit = min(bytes.count, start + 12)
+        guard let semicolon = (start + 1..<limit).first(where: { bytes[$0] == UInt8(ascii: ";") }) else {
+            throw failure("unterminated entity '\(preview(start..<limit))' at byte \(start)")
+        }
+        let name = UnsafeBufferPointer(rebasing: bytes[start + 1..<semicolon])
+        position = semicolon + 1
+        switch String(decoding: name, as: UTF8.self) {
+        case "lt": buffer.append(UInt8(ascii: "<"))
+        case "gt": buffer.append(UInt8(ascii: ">"))
+        case "amp": buffer.append(UInt8(ascii: "&"))
+        case "quot": buffer.append(UInt8(ascii: "\""))
+        case "apos": buffer.append(UInt8(ascii: "'"))
+        case let reference where reference.hasPrefix("#"):
+            let isHex = reference.hasPrefix("#x") || reference.hasPrefix("#X")
+            let digits = reference.dropFirst(isHex ? 2 : 1)
+            guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit), let code = UInt32(digits, radix: isHex ? 16 : 10),
+                let scalar = Unicode.Scalar(code)
+            else { throw failure("invalid character reference '&\(reference);' at byte \(start)") }
+            UTF8.encode(scalar) { buffer.append($0) }
+        case let other: throw failure("unknown entity '&\(other);' at byte \(start)")
+        }
+    }
+
+    /// The raw content of a scalar element with surrounding whitespace removed.
+    private mutating func readScalarText(_ tag: StartTag) throws(StoreError) -> UnsafeBufferPointer<UInt8> {
+        if tag.isEmpty { return UnsafeBufferPointer(rebasing: bytes[position..<position]) }
+        var start = position
+        while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }
+        var end = position
+        while start < end, isWhitespace(bytes[start]) { start += 1 }
+        while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+        try readEndTag(of: tag.element)
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    private func invalidScalar(_ kind: String, _ text: UnsafeBufferPointer<UInt8>, _ tag: StartTag) -> StoreError {
+        failure("invalid \(kind) '\(preview(text))' at byte \(tag.offset)")
+    }
+}
+
+extension PlistXMLReader {
+    // MARK: Markup
+
+    private var isAtEndTag: Bool {
+        position + 1 < bytes.count && bytes[position] == UInt8(ascii: "<") && bytes[position + 1] == UInt8(ascii: "/")
+    }
+
+    private func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    /// Skips whitespace and comments, plus `<?...?>` and `<!DOCTYPE ...>` outside the root element.
+    private mutating func skipMarkup(allowingDeclarations: Bool) throws(StoreError) {
+        while position < bytes.count {
+            if isWhitespace(bytes[position]) {
+                position += 1
+            } else if hasPrefix("<!--") {
+                try skipComment()
+            } else if allowingDeclarations, hasPrefix("<?") {
+                guard let end = find("?>", from: position + 2) else {
+                    throw failure("unterminated processing instruction at byte \(position)")
+                }
+                position = end + 2
+            } else if allowingDeclarations, hasPrefix("<!") {
+                try skipDeclaration()
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func skipComment() throws(StoreError) {
+        guard let end = find("-->", from: position + 4) else { throw failure("unterminated comment at byte \(position)") }
+        position = end + 3
+    }
+
+    /// Skips `<!DOCTYPE ...>` including an internal subset in brackets and quoted identifiers.
+    private mutating func skipDeclaration() throws(StoreError) {
+        let start = position
+        var bracketDepth = 0
+        var quote: UInt8?
+        position += 2
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "[") {
+                bracketDepth += 1
+            } else if byte == UInt8(ascii: "]") {
+                bracketDepth -= 1
+            } else if byte == UInt8(ascii: ">"), bracketDepth <= 0 {
+                return
+            }
+        }
+        throw failure("unterminated declaration starting at byte \(start)")
+    }
+
+    private mutating func readStartTag() throws(StoreError) -> StartTag {
+        let start = position
+        position += 1
+        let nameStart = position
+        while position < bytes.count, !isWhitespace(bytes[position]), bytes[position] != UInt8(ascii: "/"),
+            bytes[position] != UInt8(ascii: ">")
+        {
+            position += 1
+        }
+        let name = nameStart..<position
+        var quote: UInt8?
+        while position < bytes.count {
+            let byte = bytes[position]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: ">") {
+                break
+            }
+            position += 1
+        }
+        guard position < bytes.count else {
+            throw failure("unexpected end of file at byte \(position) in the tag at byte \(start)")
+        }
+        let isEmpty = bytes[position - 1] == UInt8(ascii: "/")
+        position += 1
+        guard let element = PlistXMLElement(named: name, in: bytes) else {
+            throw failure("unknown element <\(preview(name))> at byte \(start)")
+        }
+        return StartTag(element: element, isEmpty: isEmpty, offset: start)
+    }
+
+    private mutating func readEndTag(of element: PlistXMLElement) throws(StoreError) {
+        let start = position
+        let name = element.name
+        let nameEnd = position + 2 + name.utf8CodeUnitCount
+        guard isAtEndTag, nameEnd <= bytes.count, matches(position + 2..<nameEnd, name) else {
+            guard position < bytes.count else { throw failure("unexpected end of file at byte \(position); expected </\(name)>") }
+            throw failure("expected </\(name)> at byte \(start)")
+        }
+        position = nameEnd
+        while position < bytes.count, isWhitespace(bytes[position]) { position += 1 }
+        guard position < bytes.count, bytes[position] == UInt8(ascii: ">") else {
+            throw failure("malformed </\(name)> at byte \(start)")
+        }
+        position += 1
+    }
+
+    private func matches(_ range: Range<Int>, _ literal: StaticString) -> Bool {
+        PlistXMLElement.bytes(bytes, in: range, equal: literal)
+    }
+
+    private func hasPrefix(_ literal: StaticString) -> Bool {
+        let end = position + literal.utf8CodeUnitCount
+        return end <= bytes.count && matches(position..<end, literal)
+    }
+
+    private func find(_ literal: StaticString, from start: Int) -> Int? {
+        let length = literal.utf8CodeUnitCount
+        let first = literal.utf8Start[0]
+        var index = start
+        while index + length <= bytes.count {
+            if bytes[index] == first, matches(index..<index + length, literal) { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private func preview(_ range: Range<Int>) -> String {
+        preview(UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<min(range.upperBound, range.lowerBound + 40)]))
+    }
+
+    private func preview(_ text: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: text.prefix(40), as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+    }
+
+    private func failure(_ reason: String) -> StoreError {
+        .corruptFile(path: path, reason: reason, quarantinedAt: nil)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// Writes a ``StoredValue`` as an XML property list laid out exactly as Foundation lays it out
+/// (header, DOCTYPE, tab indentation, sorted keys), so files are deterministic and diff cleanly.
+struct PlistXMLWriter {
+    /// Deeper values are refused rather than risking the stack; the reader has the same limit.
+    static let maximumDepth = 512
+
+    private var output: [UInt8] = []
+    private var currentKey = ""
+
+    /// Encodes `value` as a complete XML plist document in UTF-8.
+    static func encode(_ value: StoredValue) throws(StoreError) -> [UInt8] {
+        var writer = PlistXMLWriter()
+        writer.output.reserveCapacity(4_096)
+        writer.append(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+
+            """
+        )
+        try writer.write(value, indentation: 0)
+        writer.append("</plist>\n")
+        return writer.output
+    }
+
+    private mutating func write(_ value: StoredValue, indentation: Int) throws(StoreError) {
+        appendIndentation(indentation)
+        switch value {
+        case .bool(let flag):
+            append(flag ? "<true/>\n" : "<false/>\n")
+        case .int(let integer):
+            append("<integer>")
+            if integer < 0 { output.append(UInt8(ascii: "-")) }
+            appendDecimal(integer.magnitude)
+            append("</integer>\n")
+        case .uint(let integer):
+            append("<integer>")
+            appendDecimal(integer)
+            append("</integer>\n")
+        case .double(let real):
+            append("<real>")
+            output.append(contentsOf: PlistScalarText.realText(real).utf8)
+            append("</real>\n")
+        case .string(let string):
+            append("<string>")
+            appendEscaped(string)
+            append("</string>\n")
+        case .data(let data):
+            append("<data>\n")
+            PlistBase64.appendLines(of: data, indentation: indentation, to: &output)
+            appendIndentation(indentation)
+            append("</data>\n")
+        case .date(let date):
+            guard let text = PlistScalarText.dateText(date) else {
+                throw StoreError.unrepresentable(
+                    key: currentKey,
+                    reason: "date \(date.timeIntervalSinceReferenceDate) has no XML plist form; use the binary format")
+            }
+            append("<date>")
+            output.append(contentsOf: text.utf8)
+            append("</date>\n")
+        case .array(let items):
+            guard !items.isEmpty else { return append("<array/>\n") }
+            try checkDepth(indentation)
+            append("<array>\n")
+            for item in items { try write(item, indentation: indentation + 1) }
+            appendIndentation(indentation)
+            append("</array>\n")
+        case .dictionary(let entries):
+            guard !entries.isEmpty else { return append("<dict/>\n") }
+            try checkDepth(indentation)
+            append("<dict>\n")
+            for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                currentKey = key
+                appendIndentation(indentation + 1)
+                append("<key>")
+                appendEscaped(key)
+                append("</key>\n")
+                try write(entry, indentation: indentation + 1)
+            }
+            appendIndentation(indentation)
+            append("</dict>\n")
+        }
+    }
+
+    private func checkDepth(_ indentation: Int) throws(StoreError) {
+        guard indentation < Self.maximumDepth else {
+            throw StoreError.unrepresentable(key: currentKey, reason: "containers nested deeper than \(Self.maximumDepth) levels")
+        }
+    }
+
+    private mutating func append(_ literal: StaticString) {
+        output.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private mutating func appendIndentation(_ count: Int) {
+        for _ in 0..<count { output.append(UInt8(ascii: "\t")) }
+    }
+
+    private mutating func appendDecimal(_ value: UInt64) {
+        let start = output.count
+        var remaining = value
+        repeat {
+            output.append(UInt8(ascii: "0") + UInt8(remaining % 10))
+            remaining /= 10
+        } while remaining > 0
+        output[start...].reverse()
+    }
+
+    /// Escapes markup characters; CR and other control characters become character references so that
+    /// XML tools which normalise line ends or reject raw controls keep the exact string.
+    private mutating func appendEscaped(_ string: String) {
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                // Every byte that needs escaping is at most '>' (0x3E); the rest are copied in runs.
+                guard byte <= UInt8(ascii: ">") else { continue }
+                switch byte {
+                case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), 0..<0x09, 0x0B..<0x20:
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                    runStart = index + 1
+                    switch byte {
+                    case UInt8(ascii: "<"): append("&lt;")
+                    case UInt8(ascii: ">"): append("&gt;")
+                    case UInt8(ascii: "&"): append("&amp;")
+                    default:
+                        append("&#")
+                        appendDecimal(UInt64(byte))
+                        output.append(UInt8(ascii: ";"))
+                    }
+                default:
+                    continue
+                }
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+    }
+}

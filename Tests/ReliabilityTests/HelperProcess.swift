@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+
+/// A running `stored-test-helper` process whose stdout is collected line by line.
+final class HelperProcess: Sendable {
+    private let process: Process
+    private let output = LineBuffer()
+
+    /// The helper binary, built by `swift test` next to the test bundle.
+    static var executable: URL {
+        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
+        for candidate in candidates.compactMap({ $0 }) {
+            var directory = candidate.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let helper = directory.appending(path: "stored-test-helper")
+                if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return URL(fileURLWithPath: ".build/debug/stored-test-helper")
+    }
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
+            output.append(handle.availableData)
+        }
+        try process.run()
+    }
+
+    var lines: [String] { output.lines }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Waits until a line satisfying `predicate` arrived; returns whether it did in time.
+    func waitForLine(timeout: Duration = .seconds(30), _ predicate: (String) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if lines.contains(where: predicate) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return lines.contains(where: predicate)
+    }
+
+    /// Waits for the process to end; returns its exit status, or nil on timeout (then kills it).
+    func exitStatus(timeout: Duration = .seconds(120)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if process.isRunning {
+            killHard()
+            return nil
+        }
+        // Let the pipe's last bytes arrive.
+        try? await Task.sleep(for: .milliseconds(20))
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: no chance to flush, clean up or finish a write.
+    func killHard() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// A fresh temporary directory for one test, removed when released.
+final class ScratchFolder: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "StoredKitReliability-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> URL { url.appending(path: name) }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Bytes from a pipe, split into lines as they arrive.
+final class LineBuffer: Sendable {
+    private let state = Mutex<(lines: [String], partial: String)>(([], ""))
+
+    var lines: [String] { state.withLock { $0.lines } }
+
+    func append(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        state.withLock { state in
+            state.partial += text
+            while let newline = state.partial.firstIndex(of: "\n") {
+                state.lines.append(String(state.partial[..<newline]))
+                state.partial.removeSubrange(...newline)
+            }
+        }
+    }
+}
