@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The file kinds every multi-process test runs against.
-let storeFileNames = ["prefs.plist"]
+let storeFileNames = ["prefs.plist", "prefs.sqlite"]
 
 @Suite("Several processes on one store file", .serialized)
 struct MultiProcessTests {

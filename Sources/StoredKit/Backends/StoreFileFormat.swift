@@ -62,7 +62,7 @@ extension PreferenceStore {
         case .plist:
             try self.init(.plist(at: url, corruption: corruption), migrations: migrations, durability: durability)
         case .sqlite:
-            throw StoreError.unsupportedSQLite(found: "none (TEMPORARY until the SQLite backend lands)", required: "3.37")
+            try self.init(.sqlite(at: url, corruption: corruption), migrations: migrations, durability: durability)
         }
     }
 }

@@ -1,0 +1,206 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Opening, reading and writing the file; every function here runs with `state` locked.
+extension SQLiteBackend {
+    /// The open connection, opening the file (and applying the corruption policy) on first use.
+    func open(_ state: inout State) throws -> SQLiteConnection {
+        if let connection = state.connection { return connection }
+        try SQLiteConnection.checkLibraryVersion()
+        try createParentDirectory()
+        let connection: SQLiteConnection
+        let eventCount = state.pendingEvents.count
+        do {
+            connection = try openAndLoad(&state)
+        } catch StoreError.sqlite(_, let code, _) where SQLiteConnection.isCorruption(code) {
+            // Rows that failed to decode in a file now known to be damaged are not worth reporting.
+            state.pendingEvents.removeSubrange(eventCount...)
+            let reason = SQLiteConnection.describe(code)
+            guard corruption == .quarantine else {
+                throw StoreError.corruptFile(path: path, reason: reason, quarantinedAt: nil)
+            }
+            let movedTo = try quarantine()
+            state.pendingEvents.append(.quarantined(path: path, movedTo: movedTo, reason: reason))
+            connection = try openAndLoad(&state)
+        }
+        state.connection = connection
+        return connection
+    }
+
+    /// Opens, configures and reads everything: a damaged file shows up here, while the policy still applies.
+    private func openAndLoad(_ state: inout State) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        let mode = try connection.scalar("PRAGMA journal_mode = WAL")
+        guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
+            let name = (path as NSString).lastPathComponent
+            throw StoreError.sqlite(
+                path: path, code: 1,
+                message: "could not switch to WAL journal mode (kept \(mode?.summary ?? "none")); "
+                    + "the directory must allow creating '\(name)-wal' and '\(name)-shm'")
+        }
+        try prepareSchema(connection)
+        state.cached = nil
+        try connection.run("BEGIN")
+        do {
+            _ = try refresh(&state, connection)
+            try connection.run("COMMIT")
+        } catch {
+            connection.rollback()
+            throw error
+        }
+        return connection
+    }
+
+    private func prepareSchema(_ connection: SQLiteConnection) throws {
+        let applicationID = try connection.integerPragma("application_id")
+        if applicationID == Int64(SQLiteSchema.applicationID),
+            try connection.scalar(SQLiteSchema.countObjects) == .integer(SQLiteSchema.objectCount)
+        {
+            return
+        }
+        guard applicationID == 0 || applicationID == Int64(SQLiteSchema.applicationID) else {
+            throw StoreError.sqlite(
+                path: path, code: 1,
+                message: "not a StoredKit database (application_id \(applicationID)); choose another file")
+        }
+        try connection.run("BEGIN IMMEDIATE")
+        do {
+            try connection.execute(SQLiteSchema.create)
+            try connection.run("COMMIT")
+        } catch {
+            connection.rollback()
+            throw error
+        }
+    }
+
+    /// Brings `state.cached` up to date inside the caller's transaction. Returns whether another
+    /// connection had committed since the last refresh.
+    ///
+    /// Only rows with a `change_seq` above the last one seen are read, unless there is no
+    /// snapshot yet or the sequence went backwards (the file was replaced or restored).
+    func refresh(_ state: inout State, _ connection: SQLiteConnection) throws -> Bool {
+        let dataVersion = try connection.dataVersion()
+        if state.cached != nil && dataVersion == state.loadedDataVersion { return false }
+        let maximum = try maximumSequence(connection)
+        var snapshot: BackendSnapshot
+        // Taking the cached snapshot out of `state` lets the dictionary be updated in place.
+        if state.cached != nil, maximum >= state.lastSequence, let cached = state.cached.take() {
+            snapshot = cached
+            let since = state.lastSequence
+            try connection.withStatement(SQLiteSchema.selectRemoved) { statement in
+                try statement.bind(.integer(since))
+                while try statement.step() { snapshot.values[statement.text(at: 0)] = nil }
+            }
+            try readRows(SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents, connection)
+        } else {
+            snapshot = BackendSnapshot()
+            try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &state.pendingEvents, connection)
+        }
+        snapshot.schemaVersion = Int(try connection.integerPragma("user_version"))
+        state.cached = snapshot
+        state.loadedDataVersion = dataVersion
+        state.lastSequence = maximum
+        return true
+    }
+
+    private func readRows(
+        _ sql: String, since sequence: Int64?, into values: inout [String: StoredValue], _ events: inout [StoreEvent],
+        _ connection: SQLiteConnection
+    ) throws {
+        try connection.withStatement(sql) { statement in
+            if let sequence { try statement.bind(.integer(sequence)) }
+            while try statement.step() {
+                let key = statement.text(at: 0)
+                let type = statement.text(at: 1)
+                let column = statement.value(at: 2)
+                if let value = SQLiteValueColumns.value(type: type, column: column) {
+                    values[key] = value
+                } else {
+                    // Left in the file untouched; the key reads as absent until the app writes it.
+                    values[key] = nil
+                    events.append(.decodingFailed(key: key, expected: type, found: column.summary))
+                }
+            }
+        }
+    }
+
+    /// Writes `changes` in the caller's transaction; returns the new largest change sequence.
+    func write(_ changes: BackendChanges, _ connection: SQLiteConnection) throws -> Int64 {
+        let sequence = try maximumSequence(connection) + 1
+        guard !changes.isEmpty else { return sequence - 1 }
+        let now = Date().timeIntervalSince1970
+        for (key, value) in changes.values {
+            if let value {
+                let (type, column) = SQLiteValueColumns.columns(for: value)
+                try connection.withStatement(SQLiteSchema.upsert) { statement in
+                    try statement.bind(.text(key), .text(type), column, .real(now), .integer(sequence))
+                    try statement.run()
+                }
+            } else {
+                try connection.withStatement(SQLiteSchema.delete) { statement in
+                    try statement.bind(.text(key))
+                    try statement.run()
+                }
+            }
+        }
+        if let version = changes.schemaVersion {
+            guard let storable = Int32(exactly: version) else {
+                throw StoreError.unrepresentable(
+                    key: "schema version", reason: "\(version) does not fit SQLite's 32-bit PRAGMA user_version")
+            }
+            try connection.execute("PRAGMA user_version = \(storable)")
+        }
+        // Deletes take their sequence in a trigger, possibly above `sequence`.
+        return try maximumSequence(connection)
+    }
+
+    private func maximumSequence(_ connection: SQLiteConnection) throws -> Int64 {
+        guard case .integer(let value) = try connection.scalar(SQLiteSchema.maximumSequence) else { return 0 }
+        return value
+    }
+
+    /// Moves the file and its `-wal`/`-shm` companions to `<name>.corrupt-<timestamp>`; returns the new path.
+    private func quarantine() throws -> String {
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let stamp = StoredValueText.text(of: now).filter { $0 != "-" && $0 != ":" }
+        var target = "\(path).corrupt-\(stamp)"
+        var attempt = 1
+        while FileManager.default.fileExists(atPath: target) {
+            attempt += 1
+            target = "\(path).corrupt-\(stamp)-\(attempt)"
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            guard rename(path + suffix, target + suffix) == 0 else {
+                throw StoreError.io(path: path + suffix, operation: "move aside to '\(target + suffix)'", errno: errno)
+            }
+        }
+        return target
+    }
+
+    /// `mkdir -p` of the file's directory, with the failing component and errno in the error.
+    private func createParentDirectory() throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue { return }
+        var prefix = ""
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw StoreError.io(path: prefix, operation: "create the directory", errno: errno)
+            }
+        }
+    }
+}
+
+extension SQLiteBackend.State {
+    /// Folds a committed batch into the cached snapshot; our own commits do not move `data_version`.
+    mutating func recordCommitted(_ changes: BackendChanges, sequence: Int64) {
+        guard var snapshot = cached else { return }
+        snapshot.apply(changes)
+        cached = snapshot
+        lastSequence = sequence
+    }
+}

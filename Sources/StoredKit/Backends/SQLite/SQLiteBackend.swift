@@ -1,0 +1,253 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Preferences in one SQLite file (system `libsqlite3`, 3.37 or newer), shared safely between
+/// processes: WAL journal, `BEGIN IMMEDIATE` for every write, a batch per transaction, and
+/// `PRAGMA data_version` (woken by inotify, confirmed by a one-second poll) to notice other writers.
+///
+/// The file is readable with the stock shell; see ``SQLiteSchema`` and ``SQLiteValueColumns``
+/// for the layout:
+///
+/// ```swift
+/// let store = try PreferenceStore(.sqlite(at: URL(filePath: "/home/me/.config/app/prefs.sqlite")))
+/// // $ sqlite3 prefs.sqlite "select key, type, value from preferences"
+/// //=> volume|double|0.8
+/// ```
+///
+/// Nothing touches the file until the first ``load()``, ``commit(_:)`` or
+/// ``withExclusiveAccess(_:)``; a file that is not a database or is damaged is handled as
+/// `corruption` says.
+public final class SQLiteBackend: Backend {
+    /// The database file path.
+    ///
+    /// ```swift
+    /// SQLiteBackend.sqlite(at: URL(filePath: "/tmp/p.sqlite")).path  //=> "/tmp/p.sqlite"
+    /// ```
+    public let path: String
+    let corruption: CorruptionPolicy
+    let state = Mutex(State())
+
+    /// Everything mutable, guarded by `state`.
+    struct State {
+        var connection: SQLiteConnection?
+        /// The data as of `loadedDataVersion` and `lastSequence`, without events.
+        var cached: BackendSnapshot?
+        var loadedDataVersion: Int64 = 0
+        var lastSequence: Int64 = 0
+        /// The data version the watcher last reported, so each external commit is signalled once.
+        var signalledDataVersion: Int64?
+        /// Events (a quarantine, rows that did not decode) waiting to be returned with the next snapshot.
+        var pendingEvents: [StoreEvent] = []
+        var onChange: (@Sendable () -> Void)?
+        var watcher: DirectoryWatcher?
+        var pollTimer: (any DispatchSourceTimer)?
+    }
+
+    /// Creates a backend for the file at `url`; see ``Backend/sqlite(at:corruption:)``.
+    ///
+    /// ```swift
+    /// let backend = SQLiteBackend(at: URL(filePath: "/tmp/p.sqlite"), corruption: .fail)
+    /// ```
+    public init(at url: URL, corruption: CorruptionPolicy = .quarantine) {
+        self.path = url.standardizedFileURL.path
+        self.corruption = corruption
+    }
+
+    deinit {
+        stopWatching()
+    }
+
+    /// The file path, for messages.
+    ///
+    /// ```swift
+    /// SQLiteBackend.sqlite(at: URL(filePath: "/tmp/p.sqlite")).location  //=> "/tmp/p.sqlite"
+    /// ```
+    public var location: String { path }
+
+    // MARK: Backend
+
+    /// Reads everything, reusing the cached snapshot when no other connection committed since.
+    ///
+    /// ```swift
+    /// try SQLiteBackend.sqlite(at: url).load().values  //=> ["volume": .double(0.8)]
+    /// ```
+    public func load() throws -> BackendSnapshot {
+        try state.withLock { state in
+            let connection = try open(&state)
+            try connection.run("BEGIN")
+            do {
+                _ = try refresh(&state, connection)
+                try connection.run("COMMIT")
+            } catch {
+                connection.rollback()
+                throw error
+            }
+            return takeSnapshot(&state)
+        }
+    }
+
+    /// Writes the batch in one `BEGIN IMMEDIATE` transaction, synced (`synchronous=FULL`) when
+    /// `changes.durability` is `.immediate`. Returns the fresh snapshot when another connection
+    /// had committed since the last load.
+    ///
+    /// ```swift
+    /// try backend.commit(BackendChanges(values: ["volume": .double(0.8), "old": nil], durability: .immediate))
+    /// //=> nil
+    /// ```
+    public func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
+        try state.withLock { state -> BackendSnapshot? in
+            let connection = try open(&state)
+            try connection.setSynchronous(changes.durability == .immediate ? "FULL" : "NORMAL")
+            try connection.run("BEGIN IMMEDIATE")
+            do {
+                // Without a snapshot there is nothing to merge into: the next load reads everything.
+                let externalChange = state.cached != nil ? try refresh(&state, connection) : false
+                let sequence = try write(changes, connection)
+                try connection.run("COMMIT")
+                state.recordCommitted(changes, sequence: sequence)
+                return externalChange ? takeSnapshot(&state) : nil
+            } catch {
+                connection.rollback()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on the freshest data inside one `BEGIN IMMEDIATE` transaction and commits its
+    /// changes before releasing the write lock; a throw rolls everything back. `body` must not
+    /// call this backend.
+    ///
+    /// ```swift
+    /// let count = try backend.withExclusiveAccess { snapshot in
+    ///     let next = (snapshot.values["count"].flatMap { if case .int(let n) = $0 { n } else { nil } } ?? 0) + 1
+    ///     return (BackendChanges(values: ["count": .int(next)]), next)
+    /// }
+    /// ```
+    public func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+        var result: Result<R, any Error>?
+        try state.withLock { state in
+            let connection = try open(&state)
+            try connection.run("BEGIN IMMEDIATE")
+            do {
+                _ = try refresh(&state, connection)
+                var snapshot = state.cached ?? BackendSnapshot()
+                snapshot.events = []
+                let (changes, value) = try body(snapshot)
+                let sequence = try write(changes, connection)
+                try connection.run("COMMIT")
+                state.recordCommitted(changes, sequence: sequence)
+                // synchronous cannot change inside a transaction; sync the log by hand when the
+                // body asked for more durability than the connection was set to.
+                if changes.durability == .immediate && connection.synchronous != "FULL" {
+                    try connection.syncWriteAheadLog()
+                }
+                result = .success(value)
+            } catch {
+                connection.rollback()
+                result = .failure(error)
+            }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        case nil: throw StoreError.sqlite(path: path, code: 1, message: "exclusive access ended without a result")
+        }
+    }
+
+    /// Calls `onChange` when another connection commits: inotify on the directory wakes a check
+    /// of `PRAGMA data_version`, and a one-second poll catches what inotify cannot see (other
+    /// mounts, missed events). Our own commits never signal.
+    ///
+    /// ```swift
+    /// try backend.startWatching { print("someone else wrote") }
+    /// ```
+    public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
+        stopWatching()
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let watcher = try DirectoryWatcher(directory: directory, fileNames: [name, name + "-wal"]) { [weak self] in
+            self?.checkForExternalChange()
+        }
+        try state.withLock { state in
+            let connection = try open(&state)
+            state.signalledDataVersion = state.cached != nil ? state.loadedDataVersion : try connection.dataVersion()
+            state.onChange = onChange
+            state.watcher = watcher
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "StoredKit.SQLiteBackend.poll"))
+            timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(250))
+            timer.setEventHandler { [weak self] in self?.checkForExternalChange() }
+            timer.resume()
+            state.pollTimer = timer
+        }
+    }
+
+    /// Stops the calls started by ``startWatching(_:)``.
+    ///
+    /// ```swift
+    /// backend.stopWatching()
+    /// ```
+    public func stopWatching() {
+        state.withLock { state in
+            state.onChange = nil
+            state.watcher?.cancel()
+            state.watcher = nil
+            state.pollTimer?.cancel()
+            state.pollTimer = nil
+        }
+    }
+
+    // MARK: Inspection
+
+    /// Runs `PRAGMA quick_check`: an empty array when the file is sound, else what SQLite found.
+    /// Never quarantines, creates or converts the file.
+    ///
+    /// ```swift
+    /// try SQLiteBackend.sqlite(at: url).quickCheck()  //=> []
+    /// ```
+    public func quickCheck() throws -> [String] {
+        try state.withLock { state in
+            if let connection = state.connection { return try connection.quickCheck() }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw StoreError.io(path: path, operation: "check", errno: ENOENT)
+            }
+            do {
+                return try SQLiteConnection(path: path, readOnly: true).quickCheck()
+            } catch StoreError.sqlite(_, let code, let message) where SQLiteConnection.isCorruption(code) {
+                return [message]
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    private func checkForExternalChange() {
+        let callback = state.withLock { state -> (@Sendable () -> Void)? in
+            guard let onChange = state.onChange, let connection = state.connection else { return nil }
+            // A failing check is reported by the load the engine runs next, so signal it.
+            guard let version = try? connection.dataVersion() else { return onChange }
+            guard version != state.signalledDataVersion else { return nil }
+            state.signalledDataVersion = version
+            return onChange
+        }
+        callback?()
+    }
+
+    private func takeSnapshot(_ state: inout State) -> BackendSnapshot {
+        var snapshot = state.cached ?? BackendSnapshot()
+        snapshot.events = state.pendingEvents
+        state.pendingEvents = []
+        return snapshot
+    }
+}
+
+extension Backend where Self == SQLiteBackend {
+    /// A backend that keeps preferences in the SQLite file at `url` (created with its directory when missing).
+    ///
+    /// ```swift
+    /// let store = try PreferenceStore(.sqlite(at: URL(filePath: "/home/me/.config/app/prefs.sqlite")))
+    /// ```
+    public static func sqlite(at url: URL, corruption: CorruptionPolicy = .quarantine) -> SQLiteBackend {
+        SQLiteBackend(at: url, corruption: corruption)
+    }
+}

@@ -1,0 +1,186 @@
+internal import CStoredSQLite
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One open SQLite database handle with a cache of prepared statements.
+///
+/// Not thread-safe on its own: ``SQLiteBackend`` only touches it while holding its mutex, so
+/// the handle is opened in SQLite's multi-thread mode (no SQLite-level mutex).
+final class SQLiteConnection {
+    /// The oldest library with STRICT tables (3.37.0), which the schema relies on.
+    static let minimumVersion: (number: Int32, text: String) = (3_037_000, "3.37.0")
+    /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    static let busyTimeoutMilliseconds: Int32 = 5000
+
+    let path: String
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+    /// The last `PRAGMA synchronous` we set, so it is only issued when it changes.
+    private(set) var synchronous: String?
+
+    /// Throws ``StoreError/unsupportedSQLite(found:required:)`` when the runtime library is too old.
+    static func checkLibraryVersion() throws {
+        guard sqlite3_libversion_number() >= minimumVersion.number else {
+            throw StoreError.unsupportedSQLite(found: String(cString: sqlite3_libversion()), required: minimumVersion.text)
+        }
+    }
+
+    /// Opens (and, unless `readOnly`, creates) the database file at `path`.
+    init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var opened: OpaquePointer?
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let code = sqlite3_open_v2(path, &opened, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard code == SQLITE_OK, let opened else {
+            let error =
+                Self.creationError(path: path, readOnly: readOnly)
+                ?? Self.error(code, handle: opened, path: path, while: "opening the database")
+            sqlite3_close_v2(opened)
+            throw error
+        }
+        handle = opened
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+    }
+
+    /// SQLite retries a failed create read-only and reports that attempt's ENOENT; the real
+    /// cause of not being able to create a new file is the directory's permission.
+    private static func creationError(path: String, readOnly: Bool) -> StoreError? {
+        #if canImport(Glibc)
+            let directory = (path as NSString).deletingLastPathComponent
+            guard !readOnly, !FileManager.default.fileExists(atPath: path), access(directory, W_OK | X_OK) != 0 else {
+                return nil
+            }
+            return .io(path: path, operation: "create the database in its directory", errno: errno)
+        #else
+            return nil
+        #endif
+    }
+
+    deinit {
+        for statement in statements.values { statement.finalize() }
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Running SQL
+
+    /// Runs one or more statements that return no rows (schema, BEGIN, COMMIT).
+    func execute(_ sql: String) throws {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, while: "running \(sql.prefix(60))") }
+    }
+
+    /// Runs one frequent statement that returns no rows (BEGIN, COMMIT) from the statement cache.
+    func run(_ sql: String) throws {
+        try withStatement(sql) { statement in try statement.run() }
+    }
+
+    /// Runs `body` with the cached prepared statement for `sql`, reset afterwards for reuse.
+    func withStatement<Result>(_ sql: String, _ body: (SQLiteStatement) throws -> Result) throws -> Result {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        return try body(statement)
+    }
+
+    /// The first column of the first row of `sql`, or nil when it returns no row.
+    func scalar(_ sql: String) throws -> SQLiteColumnValue? {
+        try withStatement(sql) { statement in try statement.step() ? statement.value(at: 0) : nil }
+    }
+
+    /// Reads an integer pragma such as `data_version` or `user_version`.
+    func integerPragma(_ name: String) throws -> Int64 {
+        guard case .integer(let value) = try scalar("PRAGMA \(name)") else {
+            throw StoreError.sqlite(path: path, code: SQLITE_MISMATCH, message: "PRAGMA \(name) did not return an integer")
+        }
+        return value
+    }
+
+    /// A counter that changes whenever another connection (in any process) commits.
+    func dataVersion() throws -> Int64 {
+        try integerPragma("data_version")
+    }
+
+    /// Sets `PRAGMA synchronous` (`NORMAL` or `FULL`) unless it is already set; outside transactions only.
+    func setSynchronous(_ level: String) throws {
+        guard synchronous != level else { return }
+        try execute("PRAGMA synchronous = \(level)")
+        synchronous = level
+    }
+
+    /// Rolls back the open transaction, if any; used on error paths, where a second error would hide the first.
+    func rollback() {
+        if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+
+    /// `PRAGMA quick_check`: an empty list when the file is sound, else SQLite's findings.
+    func quickCheck() throws -> [String] {
+        var findings: [String] = []
+        try withStatement("PRAGMA quick_check") { statement in
+            while try statement.step() { findings.append(statement.text(at: 0)) }
+        }
+        return findings == ["ok"] ? [] : findings
+    }
+
+    /// Flushes the write-ahead log to disk: makes a commit made at `synchronous=NORMAL` durable.
+    func syncWriteAheadLog() throws {
+        #if canImport(Glibc)
+            let walPath = path + "-wal"
+            let descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                if errno == ENOENT { return }  // nothing pending: a checkpoint already synced the database
+                throw StoreError.io(path: walPath, operation: "open for sync", errno: errno)
+            }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else { throw StoreError.io(path: walPath, operation: "sync", errno: errno) }
+        #endif
+    }
+
+    private func prepared(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        var pointer: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard code == SQLITE_OK, let pointer else { throw error(code, while: "preparing \(sql.prefix(60))") }
+        let statement = SQLiteStatement(pointer: pointer, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    // MARK: Errors
+
+    /// The typed error for result `code`, naming the file and what was being done.
+    func error(_ code: Int32, while activity: String) -> StoreError {
+        Self.error(code, handle: handle, path: path, while: activity)
+    }
+
+    /// True for the result codes that mean the file is not a usable database.
+    static func isCorruption(_ code: Int32) -> Bool {
+        let primary = code & 0xFF
+        return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
+    }
+
+    /// SQLite's English description of `code`, e.g. "file is not a database (SQLite code 26)".
+    static func describe(_ code: Int32) -> String {
+        "\(String(cString: sqlite3_errstr(code))) (SQLite code \(code))"
+    }
+
+    private static func error(_ code: Int32, handle: OpaquePointer?, path: String, while activity: String) -> StoreError {
+        let primary = code & 0xFF
+        let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
+        if primary == SQLITE_CANTOPEN && systemErrno != 0 {
+            return .io(path: path, operation: "open the database", errno: systemErrno)
+        }
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        let advice: String =
+            switch primary {
+            case SQLITE_BUSY:
+                "; another connection held the database longer than \(busyTimeoutMilliseconds / 1000) s, retry later"
+            case SQLITE_READONLY: "; check the permissions of the file and its directory"
+            case SQLITE_FULL: "; free some disk space"
+            case SQLITE_CORRUPT, SQLITE_NOTADB: "; move the file aside or restore a backup"
+            default: ""
+            }
+        return .sqlite(path: path, code: code, message: "\(message) while \(activity)\(advice)")
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// How a ``StoredValue`` is laid out in the `type` and `value` columns of the `preferences` table.
+///
+/// Scalars use SQLite's native types so that queries read naturally; the `type` column keeps
+/// what SQLite cannot (bool vs int, date vs string), so every value reads back exactly:
+///
+/// | type | value column |
+/// |---|---|
+/// | `bool` | INTEGER 0 or 1 |
+/// | `int` | INTEGER |
+/// | `uint` | TEXT decimal (only values above `Int64.max` are `uint`) |
+/// | `double` | REAL; TEXT `nan`, `inf`, `-inf` or `nan:0x<bits>` for non-finite values (SQLite stores NaN as NULL) |
+/// | `string` | TEXT |
+/// | `data` | BLOB |
+/// | `date` | TEXT, ISO 8601 UTC with exact fractional seconds: `datetime(value)` works (see ``StoredValueText``) |
+/// | `array`, `dictionary` | TEXT, the JSON of ``StoredValueJSON``: `json_extract(value, '$.tabs')` works |
+enum SQLiteValueColumns {
+    /// The `type` and `value` columns for `value`.
+    static func columns(for value: StoredValue) -> (type: String, value: SQLiteColumnValue) {
+        switch value {
+        case .bool(let flag): ("bool", .integer(flag ? 1 : 0))
+        case .int(let number): ("int", .integer(number))
+        case .uint(let number):
+            number <= UInt64(Int64.max) ? ("int", .integer(Int64(number))) : ("uint", .text(String(number)))
+        case .double(let number): ("double", number.isFinite ? .real(number) : .text(StoredValueText.text(of: number)))
+        case .string(let text): ("string", .text(text))
+        case .data(let data): ("data", .blob(data))
+        case .date(let date): ("date", .text(StoredValueText.text(of: date)))
+        case .array: ("array", .text(StoredValueJSON.encode(value)))
+        case .dictionary: ("dictionary", .text(StoredValueJSON.encode(value)))
+        }
+    }
+
+    /// The value stored as `type` and `column`, or nil when they do not match (a hand-edited row).
+    ///
+    /// Lenient where the meaning is clear: a REAL date is seconds since 1970, an INTEGER double is
+    /// that number.
+    static func value(type: String, column: SQLiteColumnValue) -> StoredValue? {
+        switch (type, column) {
+        case ("bool", .integer(let number)) where number == 0 || number == 1: return .bool(number == 1)
+        case ("int", .integer(let number)): return .int(number)
+        case ("uint", .text(let text)): return UInt64(text).map(StoredValue.init)
+        case ("double", .real(let number)): return .double(number)
+        case ("double", .integer(let number)): return .double(Double(number))
+        case ("double", .text(let text)): return StoredValueText.double(from: text).map(StoredValue.double)
+        case ("string", .text(let text)): return .string(text)
+        case ("data", .blob(let data)): return .data(data)
+        case ("date", .text(let text)): return StoredValueText.date(from: text).map(StoredValue.date)
+        case ("date", .real(let seconds)): return .date(Date(timeIntervalSince1970: seconds))
+        case ("date", .integer(let seconds)): return .date(Date(timeIntervalSince1970: Double(seconds)))
+        case ("array", .text(let text)), ("dictionary", .text(let text)):
+            guard let decoded = try? StoredValueJSON.decode(text) else { return nil }
+            switch (type, decoded) {
+            case ("array", .array), ("dictionary", .dictionary): return decoded
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+extension StoredValueJSON {
+    /// A byte-level recursive-descent JSON reader that produces ``StoredValue``s directly, so no
+    /// type is lost through `Any` (unlike `JSONSerialization`, which cannot tell `1` from `1.0`).
+    struct Parser {
+        /// Deep enough for any real preference, shallow enough that hostile input cannot exhaust the stack.
+        static let maximumDepth = 512
+
+        let bytes: [UInt8]
+        let source: String
+        var index = 0
+
+        init(bytes: [UInt8], source: String) {
+            self.bytes = bytes
+            self.source = source
+        }
+
+        func error(_ reason: String) -> StoreError {
+            .corruptFile(path: source, reason: "invalid JSON at byte \(index): \(reason)", quarantinedAt: nil)
+        }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        }
+
+        mutating func parseValue(depth: Int) throws -> StoredValue {
+            guard depth < Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth) levels") }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of text") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try parseObject(depth: depth)
+            case UInt8(ascii: "["): return try parseArray(depth: depth)
+            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+            case UInt8(ascii: "n"): throw error("null cannot be stored; leave the key or element out instead")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+            default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+            }
+        }
+
+        private mutating func expectLiteral(_ literal: String) throws {
+            let literalBytes = Array(literal.utf8)
+            guard bytes.count - index >= literalBytes.count, Array(bytes[index..<(index + literalBytes.count)]) == literalBytes
+            else { throw error("expected '\(literal)'") }
+            index += literalBytes.count
+        }
+
+        private mutating func expect(_ byte: UInt8) throws {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == byte else {
+                throw error("expected '\(Character(Unicode.Scalar(byte)))'")
+            }
+            index += 1
+        }
+
+        /// Consumes `byte` (after whitespace) if it is next.
+        private mutating func consume(_ byte: UInt8) -> Bool {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        private mutating func parseArray(depth: Int) throws -> StoredValue {
+            index += 1
+            var elements: [StoredValue] = []
+            if consume(UInt8(ascii: "]")) { return .array(elements) }
+            repeat {
+                elements.append(try parseValue(depth: depth + 1))
+            } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "]"))
+            return .array(elements)
+        }
+
+        private mutating func parseObject(depth: Int) throws -> StoredValue {
+            let start = index
+            index += 1
+            var members: [String: StoredValue] = [:]
+            if consume(UInt8(ascii: "}")) { return .dictionary(members) }
+            repeat {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+                let key = try parseString()
+                try expect(UInt8(ascii: ":"))
+                members[key] = try parseValue(depth: depth + 1)
+            } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"))
+            guard members.count == 1, let (key, value) = members.first, key.hasPrefix("$") else { return .dictionary(members) }
+            return try untag(key: key, value: value, at: start)
+        }
+
+        /// Turns a single-member `$` object back into the value it stands for.
+        private mutating func untag(key: String, value: StoredValue, at start: Int) throws -> StoredValue {
+            if key.hasPrefix("$$") { return .dictionary([String(key.dropFirst()): value]) }
+            guard StoredValueJSON.tags.contains(key) else { return .dictionary([key: value]) }
+            guard case .string(let text) = value else {
+                index = start
+                throw error("\(key) needs a string")
+            }
+            let decoded: StoredValue? =
+                switch key {
+                case "$date": StoredValueText.date(from: text).map(StoredValue.date)
+                case "$data": Data(base64Encoded: text).map(StoredValue.data)
+                default: StoredValueText.double(from: text).map(StoredValue.double)
+                }
+            guard let decoded else {
+                index = start
+                throw error("'\(text)' is not a valid \(key) value")
+            }
+            return decoded
+        }
+
+        private mutating func parseNumber() throws -> StoredValue {
+            let start = index
+            var isInteger = true
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard skipDigits() > 0 else { throw error("expected a digit") }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                isInteger = false
+                index += 1
+                guard skipDigits() > 0 else { throw error("expected a digit after '.'") }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                isInteger = false
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard skipDigits() > 0 else { throw error("expected a digit in the exponent") }
+            }
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            if isInteger {
+                if let number = Int64(text) { return .int(number) }
+                if let number = UInt64(text) { return StoredValue(number) }
+            }
+            guard let number = Double(text) else { throw error("'\(text)' is not a number") }
+            return .double(number)
+        }
+
+        private mutating func skipDigits() -> Int {
+            let start = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index - start
+        }
+
+        private mutating func parseString() throws -> String {
+            index += 1
+            var result: [UInt8] = []
+            while true {
+                guard index < bytes.count else { throw error("unterminated string") }
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return String(decoding: result, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    try parseEscape(into: &result)
+                case 0..<0x20:
+                    index -= 1
+                    throw error("control character in a string; write it as \\u00\(String(byte, radix: 16))")
+                default:
+                    result.append(byte)
+                }
+            }
+        }
+
+        private mutating func parseEscape(into result: inout [UInt8]) throws {
+            guard index < bytes.count else { throw error("unterminated escape") }
+            let byte = bytes[index]
+            index += 1
+            let simple: [UInt8: UInt8] = [
+                UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F, UInt8(ascii: "b"): 0x08,
+                UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
+            ]
+            if let replacement = simple[byte] {
+                result.append(replacement)
+                return
+            }
+            guard byte == UInt8(ascii: "u") else { throw error("unknown escape '\\\(Character(Unicode.Scalar(byte)))'") }
+            var code = try parseHex4()
+            if (0xD800..<0xDC00).contains(code) {
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw error("high surrogate without a low surrogate")
+                }
+                index += 2
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw error("high surrogate without a low surrogate") }
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let scalar = Unicode.Scalar(code) else { throw error("lone surrogate \\u\(String(code, radix: 16))") }
+            result.append(contentsOf: String(Character(scalar)).utf8)
+        }
+
+        private mutating func parseHex4() throws -> UInt32 {
+            guard bytes.count - index >= 4,
+                let code = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+            else { throw error("expected four hex digits after \\u") }
+            index += 4
+            return code
+        }
+    }
+}
