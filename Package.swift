@@ -18,14 +18,14 @@ let package = Package(
         ),
         .target(name: "StoredKit", dependencies: ["CStoredSQLite"]),
         .target(name: "TabKit"),
-        .executableTarget(name: "stored-demo", dependencies: ["StoredKit"]),
+        .executableTarget(name: "stored-demo", dependencies: ["StoredKit", "TabKit"]),
         .executableTarget(
             name: "StoredBenchmarks",
             dependencies: ["StoredKit"],
             path: "Benchmarks/StoredBenchmarks"
         ),
         .testTarget(name: "StoredKitTests", dependencies: ["StoredKit"]),
-        .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit"]),
+        .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
         .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper"]),
     ],

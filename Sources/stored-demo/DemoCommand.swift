@@ -1,0 +1,99 @@
+import Foundation
+import StoredKit
+import TabKit
+
+/// What the user asked `stored-demo` to do.
+enum DemoCommand: Equatable {
+    case show
+    case hide(String)
+    case reveal(String)
+    case move(String, section: String, index: Int)
+    case resetOrder
+    case resetVisibility
+    case select(Int)
+    case watch(count: Int?)
+
+    static let usage = """
+        usage: stored-demo [--store PATH] [COMMAND]
+
+        Shows a smart-home sidebar whose customization persists in an embedded SQLite store.
+
+        commands:
+          (none)                          print the sidebar
+          hide ID                         hide a tab
+          show ID                         show a tab
+          move ID --to SECTION [--at N]   move a tab within or between sections (N from 0)
+          reset-order                     forget every section and tab order
+          reset-visibility                forget every hidden or shown tab
+          select VALUE                    select the tab with this value
+          watch [--count N]               re-render whenever the sidebar changes (also from
+                                          other processes); stop after N changes
+
+        options:
+          --store PATH                    the store file (default: $XDG_DATA_HOME/stored-demo/prefs.sqlite)
+        """
+
+    /// Parses the arguments after the program name; returns the command and the store path.
+    static func parse(_ arguments: [String]) throws(DemoError) -> (DemoCommand, URL) {
+        var words: [String] = []
+        var store = defaultStoreURL()
+        var options: [String: String] = [:]
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--") {
+                guard index + 1 < arguments.count else { throw .usage("\(argument) needs a value") }
+                let value = arguments[index + 1]
+                switch argument {
+                case "--store": store = URL(fileURLWithPath: value)
+                case "--to", "--at", "--count": options[argument] = value
+                default: throw .usage("unknown option \(argument)")
+                }
+                index += 2
+            } else {
+                words.append(argument)
+                index += 1
+            }
+        }
+        return (try command(words, options), store)
+    }
+
+    private static func command(_ words: [String], _ options: [String: String]) throws(DemoError) -> DemoCommand {
+        switch (words.first, words.count) {
+        case (nil, _): return .show
+        case ("hide", 2): return .hide(words[1])
+        case ("show", 2): return .reveal(words[1])
+        case ("move", 2):
+            guard let section = options["--to"] else { throw .usage("move needs --to SECTION") }
+            let index = try integer(options["--at"] ?? "0", for: "--at")
+            return .move(words[1], section: section, index: index)
+        case ("reset-order", 1): return .resetOrder
+        case ("reset-visibility", 1): return .resetVisibility
+        case ("select", 2): return .select(try integer(words[1], for: "select"))
+        case ("watch", 1): return .watch(count: try options["--count"].map { v throws(DemoError) in try integer(v, for: "--count") })
+        case ("help", _): throw .help
+        default: throw .usage("unknown command '\(words.joined(separator: " "))'")
+        }
+    }
+
+    private static func integer(_ text: String, for name: String) throws(DemoError) -> Int {
+        guard let value = Int(text) else { throw .usage("\(name) takes a whole number, not '\(text)'") }
+        return value
+    }
+
+    /// `$XDG_DATA_HOME/stored-demo/prefs.sqlite`, or `~/.local/share/...` as the XDG spec says.
+    static func defaultStoreURL() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appending(path: ".local/share")
+        return base.appending(path: "stored-demo/prefs.sqlite")
+    }
+}
+
+/// Why `stored-demo` stopped.
+enum DemoError: Error {
+    case help
+    case usage(String)
+    case refused(String)
+}
