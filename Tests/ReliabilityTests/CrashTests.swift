@@ -32,3 +32,18 @@ struct CrashTests {
         }
     }
 }
+
+@Suite("Normal exit")
+struct ExitTests {
+    /// UserDefaults on Linux saves nothing unless told; a StoredKit write lands even when the
+    /// program just exits.
+    @Test(arguments: storeFileNames)
+    func deferredWriteIsSavedAtNormalExit(fileName: String) async throws {
+        let folder = try ScratchFolder()
+        let url = folder.file(fileName)
+        let child = try HelperProcess(["set-and-exit", url.path, "greeting", "bye"])
+        #expect(await child.exitStatus() == 0)
+        let store = try PreferenceStore(fileAt: url)
+        #expect(store.value(forKey: "greeting", as: String.self) == "bye")
+    }
+}

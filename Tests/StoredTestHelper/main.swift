@@ -37,6 +37,13 @@ do {
         store.set(arguments[3], forKey: arguments[2])
         try store.flush()
         say("done")
+    case "set-and-exit":
+        // set-and-exit PATH KEY VALUE: one deferred write, then a normal exit with no flush call:
+        // the store's exit hook must save it.
+        guard arguments.count == 4 else { fail("set-and-exit PATH KEY VALUE") }
+        store.set(arguments[3], forKey: arguments[2])
+        say("set")
+        exit(0)
     case "observe":
         // observe PATH KEY COUNT: prints "ready", then one line per change, exits after COUNT.
         guard arguments.count == 4, let count = Int(arguments[3]) else { fail("observe PATH KEY COUNT") }
