@@ -70,7 +70,9 @@ enum DemoCommand: Equatable {
         case ("reset-order", 1): return .resetOrder
         case ("reset-visibility", 1): return .resetVisibility
         case ("select", 2): return .select(try integer(words[1], for: "select"))
-        case ("watch", 1): return .watch(count: try options["--count"].map { v throws(DemoError) in try integer(v, for: "--count") })
+        case ("watch", 1):
+            guard let count = options["--count"] else { return .watch(count: nil) }
+            return .watch(count: try integer(count, for: "--count"))
         case ("help", _): throw .help
         default: throw .usage("unknown command '\(words.joined(separator: " "))'")
         }

@@ -23,7 +23,9 @@ struct CrashTests {
 
             let reopened = try PreferenceStore(fileAt: url, corruption: .fail)
             let stored = try #require(reopened.value(forKey: "n", as: Int.self))
-            #expect(stored == acknowledged || stored == acknowledged + 1, "trial \(trial): stored \(stored), acknowledged \(acknowledged)")
+            #expect(
+                stored == acknowledged || stored == acknowledged + 1,
+                "trial \(trial): stored \(stored), acknowledged \(acknowledged)")
             reopened.set(0, forKey: "after")
             try reopened.flush()
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
