@@ -28,7 +28,13 @@ final class HelperProcess: Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            output.append(handle.availableData)
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.finish()
+            } else {
+                output.append(data)
+            }
         }
         try process.run()
     }
@@ -57,8 +63,7 @@ final class HelperProcess: Sendable {
             killHard()
             return nil
         }
-        // Let the pipe's last bytes arrive.
-        try? await Task.sleep(for: .milliseconds(20))
+        output.waitForEnd()
         return process.terminationStatus
     }
 
@@ -66,6 +71,7 @@ final class HelperProcess: Sendable {
     func killHard() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        output.waitForEnd()  // every line the child wrote before dying counts as acknowledged
     }
 }
 
@@ -87,9 +93,19 @@ final class ScratchFolder: Sendable {
 
 /// Bytes from a pipe, split into lines as they arrive.
 final class LineBuffer: Sendable {
-    private let state = Mutex<(lines: [String], partial: String)>(([], ""))
+    private let state = Mutex<(lines: [String], partial: String, ended: Bool)>(([], "", false))
 
     var lines: [String] { state.withLock { $0.lines } }
+
+    /// Called at end of file.
+    func finish() { state.withLock { $0.ended = true } }
+
+    /// Waits (up to 10 s) until the writer closed the pipe and every byte was read.
+    func waitForEnd() {
+        for _ in 0..<2000 where !state.withLock({ $0.ended }) {
+            usleep(5000)
+        }
+    }
 
     func append(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Decodes any `Decodable` type straight from a ``StoredValue`` tree, with no JSON in between.
+///
+/// It reads what ``StoredValueEncoder`` writes: dictionaries for structs and classes, arrays,
+/// native `.date` and `.data`, URLs from strings. Numbers convert when the value fits exactly:
+/// an `Int8` accepts `.int(100)` but not `.int(300)`, an `Int` accepts `.double(3)` but not
+/// `.double(2.5)`, and a `Double` accepts any integer. A key that is missing reads as `nil` for
+/// an optional property.
+///
+/// ```swift
+/// struct Window: Codable { var title: String; var size: [Int]; var note: String? }
+/// let window = try StoredValueDecoder().decode(
+///     Window.self, from: .dictionary(["title": .string("Main"), "size": .array([.int(800), .int(600)])]))
+/// window.size  //=> [800, 600]
+/// window.note  //=> nil
+/// ```
+///
+/// A value of the wrong shape throws ``StoreError/typeMismatch(key:expected:found:)`` naming the
+/// path inside the value, for example `tabs.home.order`.
+public struct StoredValueDecoder: Sendable {
+    /// Makes a decoder; it has no options and can be reused freely.
+    ///
+    /// ```swift
+    /// let decoder = StoredValueDecoder()
+    /// try decoder.decode([Int].self, from: .array([.int(1)]))  //=> [1]
+    /// ```
+    public init() {}
+
+    /// Decodes a `T` from `value`.
+    ///
+    /// Throws ``StoreError/typeMismatch(key:expected:found:)`` when `value` has another shape,
+    /// when an integer does not fit the requested width, or when a required key is missing
+    /// (found is then "nothing"). Errors a type's own `init(from:)` throws as `DecodingError`
+    /// are reported as a type mismatch too; any other error is passed on unchanged.
+    ///
+    /// ```swift
+    /// try StoredValueDecoder().decode(Int8.self, from: .int(7))    //=> 7
+    /// try StoredValueDecoder().decode(Int8.self, from: .int(300))  // throws typeMismatch(key: "", expected: "Int8", ...)
+    /// ```
+    public func decode<T: Decodable>(_ type: T.Type, from value: StoredValue) throws -> T {
+        try StoredValueDecoding(value: value, parent: nil, key: nil).decode(type)
+    }
+}
