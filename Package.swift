@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "StoredKit", targets: ["StoredKit"]),
         .library(name: "TabKit", targets: ["TabKit"]),
+        .executable(name: "stored", targets: ["stored"]),
         .executable(name: "stored-demo", targets: ["stored-demo"]),
         .executable(name: "stored-bench", targets: ["StoredBenchmarks"]),
     ],
@@ -18,6 +19,7 @@ let package = Package(
         ),
         .target(name: "StoredKit", dependencies: ["CStoredSQLite"]),
         .target(name: "TabKit"),
+        .executableTarget(name: "stored", dependencies: ["StoredKit"]),
         .executableTarget(name: "stored-demo", dependencies: ["StoredKit", "TabKit"]),
         .executableTarget(
             name: "StoredBenchmarks",
@@ -27,6 +29,7 @@ let package = Package(
         .testTarget(name: "StoredKitTests", dependencies: ["StoredKit"]),
         .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
+        .testTarget(name: "StoredCLITests", dependencies: ["stored"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,66 @@
+import Foundation
+import StoredKit
+
+/// The exit statuses `stored` documents in `stored help`.
+///
+/// ```swift
+/// ExitCode.keyNotFound.rawValue  //=> 1
+/// ```
+enum ExitCode: Int32, Sendable {
+    case success = 0
+    case keyNotFound = 1
+    case usage = 2
+    case invalidInput = 3
+    case corruptStore = 4
+    case inputOutput = 5
+}
+
+/// A failure that ends the command: its exit status and one line for stderr that names the file
+/// or key and says what to do.
+///
+/// ```swift
+/// throw CLIError(.keyNotFound, "Key 'volume' not found in 'prefs.plist'.")
+/// ```
+struct CLIError: Error, Sendable, CustomStringConvertible {
+    let exitCode: ExitCode
+    let message: String
+
+    init(_ exitCode: ExitCode, _ message: String) {
+        self.exitCode = exitCode
+        // One line, whatever the underlying library said.
+        self.message = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    var description: String { message }
+
+    /// A command line that cannot be run as written.
+    static func usage(_ command: String?, _ problem: String) -> CLIError {
+        let help = command.map { "Run 'stored help \($0)'." } ?? "Run 'stored help'."
+        return CLIError(.usage, "\(problem). \(help)")
+    }
+
+    static func keyNotFound(_ key: String, in store: StoreLocation) -> CLIError {
+        CLIError(.keyNotFound, "Key '\(key)' not found in '\(store.path)'. Run 'stored keys \(store.argument)' to list the keys.")
+    }
+
+    /// Any error a command let through, as the exit status and message the user sees.
+    init(_ error: any Error) {
+        switch error {
+        case let error as CLIError: self = error
+        case let error as StoreError: self = CLIError(Self.exitCode(for: error), error.description)
+        default: self = CLIError(.inputOutput, "\(error)")
+        }
+    }
+
+    private static func exitCode(for error: StoreError) -> ExitCode {
+        switch error {
+        case .typeMismatch, .unrepresentable, .keyExists: .invalidInput
+        case .corruptFile: .corruptStore
+        case .sqlite(_, let code, _):
+            // SQLITE_CORRUPT (11) and SQLITE_NOTADB (26), with or without an extended code.
+            [11, 26].contains(code & 0xFF) ? .corruptStore : .inputOutput
+        case .io, .unsupportedSQLite, .migrationFailed, .newerSchemaVersion, .invalidMigrations, .readOnly:
+            .inputOutput
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// One `stored` subcommand: what it accepts, its help, and what it does.
+///
+/// ```swift
+/// Command.all.map(\.name)  //=> ["read", "read-type", "write", ...]
+/// ```
+struct Command: Sendable {
+    let name: String
+    /// The positional arguments as shown in help, e.g. `STORE [KEY]`.
+    let arguments: String
+    let summary: String
+    /// Paragraphs shown by `stored help NAME`.
+    let discussion: String
+    var options: [OptionSpec] = []
+    var examples: [String] = []
+    /// How many positional arguments the command takes.
+    let positionalCount: ClosedRange<Int>
+    let run: @Sendable (ParsedArguments, Console) throws -> Void
+
+    /// Every command, in the order `stored help` lists them.
+    static let all: [Command] = [
+        .read, .readType, .write, .delete, .rename, .keys, .find,
+        .export, .import, .watch, .info, .check, .convert, .help,
+    ]
+
+    static func named(_ name: String) -> Command? { all.first { $0.name == name } }
+
+    var usage: String {
+        let options = options.isEmpty ? "" : " [options]"
+        return "stored \(name) \(arguments)\(options)"
+    }
+}
+
+/// Standard output and error. Writes go straight to the file descriptors, so a line printed by
+/// `watch` is visible to a pipe at once.
+///
+/// ```swift
+/// Console().print("volume: 0.5")
+/// ```
+struct Console: Sendable {
+    func print(_ text: String) {
+        write(text.hasSuffix("\n") ? text : text + "\n", to: FileHandle.standardOutput)
+    }
+
+    func write(_ data: Data) {
+        FileHandle.standardOutput.write(data)
+    }
+
+    func error(_ text: String) {
+        write("stored: " + text + "\n", to: FileHandle.standardError)
+    }
+
+    private func write(_ text: String, to handle: FileHandle) {
+        handle.write(Data(text.utf8))
+    }
+}
+
+/// Runs one command line and turns its outcome into an exit status.
+///
+/// ```swift
+/// StoredCLI.run(["read", "prefs.plist", "volume"])  //=> 0, after printing 0.8
+/// ```
+enum StoredCLI {
+    static func run(_ arguments: [String], console: Console = Console()) -> Int32 {
+        do {
+            try dispatch(arguments, console: console)
+            return ExitCode.success.rawValue
+        } catch {
+            let failure = CLIError(error)
+            console.error(failure.message)
+            return failure.exitCode.rawValue
+        }
+    }
+
+    private static func dispatch(_ arguments: [String], console: Console) throws {
+        guard let name = arguments.first else {
+            throw CLIError.usage(nil, "Missing command")
+        }
+        if name == "--help" || name == "-h" {
+            console.print(HelpText.overview)
+            return
+        }
+        guard let command = Command.named(name) else {
+            throw CLIError.usage(nil, "Unknown command '\(name)'")
+        }
+        let rest = Array(arguments.dropFirst())
+        let beforeSeparator = rest.prefix { $0 != "--" }
+        if beforeSeparator.contains("--help") || beforeSeparator.contains("-h") {
+            console.print(HelpText.details(of: command))
+            return
+        }
+        try command.run(try ArgumentParser.parse(rest, for: command), console)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import StoredKit
+
+// Commands about the store as a file: what it is and whether it is sound.
+extension Command {
+    static let info = Command(
+        name: "info",
+        arguments: "STORE",
+        summary: "Show backend, path, format, size, key count, schema version, last change",
+        discussion: """
+            For SQLite, size is the database file and the write-ahead log, and the last change is
+            the later of the two files' modification times.
+            """,
+        options: [OptionSpec("json", "Print a JSON object.")],
+        examples: ["stored info prefs.sqlite", "stored info com.example.app --json"],
+        positionalCount: 1...1
+    ) { arguments, console in
+        let location = try StoreLocation(arguments.positionals[0])
+        let store = try location.openExisting()
+        let files = [location.path] + (location.kind == .sqlite ? [location.path + "-wal"] : [])
+        let attributes = files.compactMap { try? FileManager.default.attributesOfItem(atPath: $0) }
+        let size = attributes.compactMap { ($0[.size] as? NSNumber)?.int64Value }.reduce(0, +)
+        let modified = attributes.compactMap { $0[.modificationDate] as? Date }.max()
+        let format =
+            switch location.kind {
+            case .plist: location.existingPlistFormat == .binary ? "binary" : "xml"
+            case .sqlite: "sqlite3"
+            }
+        let fields: [(name: String, key: String, value: StoredValue)] = [
+            ("backend", "backend", .string(location.kind.rawValue)),
+            ("path", "path", .string(location.path)),
+            ("format", "format", .string(format)),
+            ("size", "size", .int(size)),
+            ("keys", "keyCount", .int(Int64(store.keys.count))),
+            ("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
+            ("last modified", "lastModified", .string(modified.map { $0.formatted(.iso8601) } ?? "unknown")),
+        ]
+        if arguments.has("json") {
+            console.print(
+                StoredValueJSON.encode(.dictionary(Dictionary(uniqueKeysWithValues: fields.map { ($0.key, $0.value) }))))
+            return
+        }
+        let width = fields.map(\.name.count).max() ?? 0
+        console.print(
+            fields.map { field in
+                let text = if case .string(let string) = field.value { string } else { ValuePrinter.oneLine(field.value) }
+                let suffix = field.key == "size" ? " bytes" : ""
+                return field.name + ":" + String(repeating: " ", count: width - field.name.count + 1) + text + suffix
+            }.joined(separator: "\n"))
+    }
+
+    static let check = Command(
+        name: "check",
+        arguments: "STORE",
+        summary: "Check the store's integrity (status 4 and the problem if damaged)",
+        discussion: """
+            A plist must parse completely. An SQLite store must pass PRAGMA quick_check and every
+            row must decode. Nothing is repaired, moved or rewritten.
+            """,
+        examples: ["stored check prefs.sqlite && echo sound"],
+        positionalCount: 1...1
+    ) { arguments, console in
+        let location = try StoreLocation(arguments.positionals[0])
+        try location.requireExisting()
+        if location.kind == .sqlite {
+            let problems = try SQLiteBackend(at: location.url, corruption: .fail).quickCheck()
+            if !problems.isEmpty { throw damaged(location, problems) }
+        }
+        let store = try location.openExisting()
+        let unreadable = store.recentEvents.map(\.description)
+        if !unreadable.isEmpty { throw damaged(location, unreadable) }
+        console.print("'\(location.path)' is sound: \(location.kind.rawValue), \(keyCount(store.keys.count)).")
+    }
+
+    /// "1 key", "3 keys".
+    static func keyCount(_ count: Int) -> String { count == 1 ? "1 key" : "\(count) keys" }
+
+    private static func damaged(_ location: StoreLocation, _ problems: [String]) -> CLIError {
+        let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+        // SQLite's own explanations of an unreadable file already say what to do.
+        let advice = shown.contains("backup") ? "." : ". Restore a backup, or export what is still readable with 'stored export'."
+        return CLIError(.corruptStore, "'\(location.path)' failed the integrity check: \(shown)\(advice)")
+    }
+}

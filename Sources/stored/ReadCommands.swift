@@ -1,0 +1,105 @@
+import StoredKit
+
+// Commands that only read: they never create, repair or move a store.
+extension Command {
+    static let read = Command(
+        name: "read",
+        arguments: "STORE [KEY]",
+        summary: "Print the whole store or one value, typed and readable",
+        discussion: """
+            Prints every key with its value, sorted by key, or only the value of KEY.
+            Strings are quoted; reals always show a '.', an exponent, nan or inf; dates are ISO 8601 UTC;
+            data is <hex>; arrays and dictionaries list one element per line, indented.
+            With --json the output is the JSON form that 'stored import' and 'write --json' read.
+            """,
+        options: [OptionSpec("json", "Print JSON (tagged form for dates, data and non-finite reals).")],
+        examples: ["stored read prefs.plist", "stored read prefs.sqlite sidebar", "stored read com.example.app --json"],
+        positionalCount: 1...2
+    ) { arguments, console in
+        let location = try StoreLocation(arguments.positionals[0])
+        let store = try location.openExisting()
+        let asJSON = arguments.has("json")
+        guard arguments.positionals.count == 2 else {
+            let values = store.dictionaryRepresentation()
+            let text = asJSON ? StoredValueJSON.encode(.dictionary(values), prettyPrinted: true) : ValuePrinter.store(values)
+            if !text.isEmpty { console.print(text) }
+            return
+        }
+        let value = try storedValue(store, arguments.positionals[1], location)
+        console.print(
+            asJSON ? StoredValueJSON.encode(value, prettyPrinted: true) : ValuePrinter.lines(value).joined(separator: "\n"))
+    }
+
+    static let readType = Command(
+        name: "read-type",
+        arguments: "STORE KEY",
+        summary: "Print the type of one value",
+        discussion: "Prints one of: string, integer, real, boolean, date, data, array, dictionary.",
+        examples: ["stored read-type prefs.plist volume"],
+        positionalCount: 2...2
+    ) { arguments, console in
+        let location = try StoreLocation(arguments.positionals[0])
+        let store = try location.openExisting()
+        console.print(try storedValue(store, arguments.positionals[1], location).typeName)
+    }
+
+    static let keys = Command(
+        name: "keys",
+        arguments: "STORE",
+        summary: "Print every key, one a line",
+        discussion: "Prints the keys sorted; with --json, a JSON array of strings.",
+        options: [OptionSpec("json", "Print a JSON array.")],
+        examples: ["stored keys prefs.sqlite"],
+        positionalCount: 1...1
+    ) { arguments, console in
+        let store = try StoreLocation(arguments.positionals[0]).openExisting()
+        let keys = store.keys
+        if arguments.has("json") {
+            console.print(StoredValueJSON.encode(.array(keys.map(StoredValue.string))))
+        } else if !keys.isEmpty {
+            console.print(keys.joined(separator: "\n"))
+        }
+    }
+
+    static let find = Command(
+        name: "find",
+        arguments: "STORE WORD",
+        summary: "Print the keys and values that contain WORD",
+        discussion: """
+            Searches key names, nested dictionary keys and every scalar value as 'read' prints it
+            (strings without quotes), ignoring case, and prints each matching top-level entry.
+            Exits with status 1 when nothing matches.
+            """,
+        examples: ["stored find prefs.plist home"],
+        positionalCount: 2...2
+    ) { arguments, console in
+        let location = try StoreLocation(arguments.positionals[0])
+        let word = arguments.positionals[1]
+        let store = try location.openExisting()
+        let matches = store.dictionaryRepresentation().filter { key, value in
+            contains(word, inKey: key) || contains(word, in: value)
+        }
+        guard !matches.isEmpty else {
+            throw CLIError(.keyNotFound, "No key or value in '\(location.path)' contains '\(word)'.")
+        }
+        console.print(ValuePrinter.store(matches))
+    }
+
+    /// The value of `key`, or a key-not-found error that suggests `stored keys`.
+    static func storedValue(_ store: PreferenceStore, _ key: String, _ location: StoreLocation) throws -> StoredValue {
+        guard let value = store.storedValue(forKey: key) else { throw CLIError.keyNotFound(key, in: location) }
+        return value
+    }
+
+    private static func contains(_ word: String, inKey key: String) -> Bool {
+        key.localizedCaseInsensitiveContains(word)
+    }
+
+    private static func contains(_ word: String, in value: StoredValue) -> Bool {
+        switch value {
+        case .array(let elements): elements.contains { contains(word, in: $0) }
+        case .dictionary(let members): members.contains { contains(word, inKey: $0.key) || contains(word, in: $0.value) }
+        default: ValuePrinter.searchableText(value)?.localizedCaseInsensitiveContains(word) ?? false
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import StoredKit
+
+/// What a `STORE` argument names: a file path, or a suite name in Foundation's UserDefaults location.
+///
+/// - A path ending in `.plist` is a plist store; `.sqlite`, `.sqlite3` or `.db` an SQLite store;
+///   any other path is detected by content (a missing or empty one becomes a plist).
+/// - An argument without `/` and without one of those extensions is a suite name:
+///   `com.example.app` → `$XDG_CONFIG_HOME/com.example.app.plist` (default `~/.config`).
+///   Write `./name` for a file in the current directory.
+///
+/// ```swift
+/// StoreLocation("prefs.sqlite").kind  //=> .sqlite
+/// StoreLocation("com.example.app").path  //=> "/root/.config/com.example.app.plist"
+/// ```
+struct StoreLocation: Sendable {
+    static let storeExtensions: Set<String> = ["plist", "sqlite", "sqlite3", "db"]
+
+    /// The argument as the user wrote it, for messages that suggest a next command.
+    let argument: String
+    let url: URL
+    let kind: StoreFileFormat
+    let isSuite: Bool
+
+    init(_ argument: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) {
+        guard !argument.isEmpty else { throw CLIError.usage(nil, "STORE is empty; give a file path or a suite name") }
+        self.argument = argument
+        let pathExtension = (argument as NSString).pathExtension.lowercased()
+        isSuite = !argument.contains("/") && !Self.storeExtensions.contains(pathExtension)
+        url =
+            isSuite
+            ? PlistBackend.fileURL(forSuite: argument, environment: environment)
+            : URL(fileURLWithPath: argument).standardizedFileURL
+        kind = StoreFileFormat(detecting: url) ?? .plist
+    }
+
+    var path: String { url.path }
+
+    var exists: Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// The plist encoding of the file as it is now: binary when it starts with `bplist`.
+    var existingPlistFormat: PlistFormat {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .xml }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 8)) ?? Data()
+        return head.starts(with: Data("bplist".utf8)) ? .binary : .xml
+    }
+
+    /// Fails with exit status 5 unless the store exists: commands that only read never create one.
+    func requireExisting() throws(CLIError) {
+        guard !exists else { return }
+        let what = isSuite ? "Suite '\(argument)' has no store at '\(path)'" : "'\(path)' does not exist"
+        throw CLIError(.inputOutput, "\(what). Check the path or suite name; only commands that write create a store.")
+    }
+
+    /// A backend for the file. A corrupt file makes every operation fail (never moved aside or
+    /// rewritten), so that a command leaves a damaged store exactly as it found it.
+    ///
+    /// A plist keeps its current encoding unless `plistFormat` asks for another.
+    func backend(plistFormat: PlistFormat? = nil, creating: Bool = true) throws(CLIError) -> any Backend {
+        switch kind {
+        case .plist:
+            return PlistBackend(at: url, format: plistFormat ?? existingPlistFormat, corruption: .fail)
+        case .sqlite:
+            try requireStoredKitDatabase(allowEmpty: creating)
+            return SQLiteBackend(at: url, corruption: .fail)
+        }
+    }
+
+    /// Opens an existing store for reading.
+    func openExisting() throws -> PreferenceStore {
+        try requireExisting()
+        return try PreferenceStore(backend(creating: false), durability: .immediate)
+    }
+
+    /// Opens the store for writing, creating it when it does not exist yet. Every write is
+    /// durable when the command ends.
+    func openForWriting(plistFormat: PlistFormat? = nil) throws -> PreferenceStore {
+        try PreferenceStore(backend(plistFormat: plistFormat), durability: .immediate)
+    }
+
+    /// The SQLite backend sets up its tables in any database whose `application_id` is 0, and
+    /// switches it to WAL. So that no command alters another program's database (nor a reading
+    /// command an empty file), the header is checked first: a StoredKit store is always in WAL
+    /// mode (header bytes 18 and 19 are 2) and, once checkpointed, has the application ID `StK1`.
+    private func requireStoredKitDatabase(allowEmpty: Bool) throws(CLIError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }  // missing: created by writes only
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
+        if header.isEmpty {
+            guard !allowEmpty else { return }
+            throw CLIError(
+                .invalidInput, "'\(path)' is an empty file, not a store yet. 'stored write' or 'stored import' creates one.")
+        }
+        // Not a database at all: the backend reports it as corrupt without touching it.
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else { return }
+        let applicationID = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let isWriteAheadLogged = header[18] == 2 && header[19] == 2
+        guard applicationID != Self.storedKitApplicationID, applicationID != 0 || !isWriteAheadLogged else { return }
+        throw CLIError(
+            .invalidInput,
+            "'\(path)' is an SQLite database of another program, not a StoredKit store; nothing was changed. "
+                + "Choose a StoredKit store, or a new file name.")
+    }
+
+    /// `PRAGMA application_id` of StoredKit's SQLite files: the ASCII bytes `StK1`.
+    private static let storedKitApplicationID: UInt32 = 0x5374_4B31
+}

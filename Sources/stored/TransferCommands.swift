@@ -1,0 +1,198 @@
+import Foundation
+import StoredKit
+
+/// The file formats of `stored export`.
+enum ExportFormat: String, CaseIterable, Sendable {
+    case json, xml, binary
+
+    /// The format a file name suggests: `.plist` is an XML plist, anything else JSON.
+    init(fileName: String) {
+        self = (fileName as NSString).pathExtension.lowercased() == "plist" ? .xml : .json
+    }
+
+    init(option: String?, command: String) throws(CLIError) {
+        guard let option else { self = .json; return }
+        guard let format = ExportFormat(rawValue: option.lowercased()) else {
+            throw CLIError.usage(command, "Unknown format '\(option)'; use json, xml or binary")
+        }
+        self = format
+    }
+}
+
+// Whole-store commands: every value crosses in one piece, and a bad input changes nothing.
+extension Command {
+    static let export = Command(
+        name: "export",
+        arguments: "STORE [FILE|-]",
+        summary: "Write the whole store to a file or stdout",
+        discussion: """
+            Writes every key and value to FILE (replaced atomically) or to standard output ('-' or no FILE).
+            The format is --format, else .plist files get an XML plist and everything else JSON.
+            JSON keeps every type exactly with the tagged form described in 'stored help', so
+            'stored export A - | stored import B -' copies a store exactly.
+            """,
+        options: [OptionSpec("format", value: "json|xml|binary", "The output format (default: json).")],
+        examples: ["stored export prefs.sqlite backup.json", "stored export prefs.plist - --format xml"],
+        positionalCount: 1...2
+    ) { arguments, console in
+        let location = try StoreLocation(arguments.positionals[0])
+        let destination = arguments.positionals.count == 2 ? arguments.positionals[1] : "-"
+        let format =
+            arguments.value("format") == nil && destination != "-"
+            ? ExportFormat(fileName: destination) : try ExportFormat(option: arguments.value("format"), command: "export")
+        let values = try location.openExisting().dictionaryRepresentation()
+        let data: Data =
+            switch format {
+            case .json: Data((StoredValueJSON.encode(.dictionary(values), prettyPrinted: true) + "\n").utf8)
+            case .xml: try PlistBytes.encode(values, format: .xml)
+            case .binary: try PlistBytes.encode(values, format: .binary)
+            }
+        guard destination != "-" else { return console.write(data) }
+        do {
+            try data.write(to: URL(fileURLWithPath: destination), options: .atomic)
+        } catch {
+            throw CLIError(
+                .inputOutput, "Could not write '\(destination)': \(describe(error)). Check the path and its permissions.")
+        }
+    }
+
+    static let `import` = Command(
+        name: "import",
+        arguments: "STORE FILE|-",
+        summary: "Replace the store's contents with a file (all or nothing)",
+        discussion: """
+            Reads a JSON export or a plist (XML or binary) from FILE or standard input ('-'), checks all
+            of it, then replaces the store's contents in one transaction: afterwards the store holds
+            exactly the file's keys. With --merge, keys missing from the file are kept.
+            A malformed file changes nothing (status 3). Creates the store if needed.
+            """,
+        options: [OptionSpec("merge", "Keep keys that the file does not mention.")],
+        examples: ["stored import prefs.sqlite backup.json", "stored export old.plist - | stored import new.sqlite -"],
+        positionalCount: 2...2
+    ) { arguments, _ in
+        let location = try StoreLocation(arguments.positionals[0])
+        let values = try ImportFile.read(arguments.positionals[1])
+        if location.kind == .plist { try PlistBytes.requireExact(values, in: location, format: location.existingPlistFormat) }
+        let store = try location.openForWriting()
+        try store.transaction { transaction in
+            if !arguments.has("merge") {
+                for key in transaction.keys where values[key] == nil { transaction.setStoredValue(nil, forKey: key) }
+            }
+            for (key, value) in values { transaction.setStoredValue(value, forKey: key) }
+        }
+    }
+
+    static let convert = Command(
+        name: "convert",
+        arguments: "FROM TO",
+        summary: "Copy every value between stores (plist <-> SQLite) exactly",
+        discussion: """
+            Copies every key, value and the schema version from FROM into TO in one transaction;
+            the format of each follows its name (see STORE in 'stored help'). TO is created if needed;
+            if it already holds keys the command stops (status 3) unless --replace is given.
+            """,
+        options: [
+            OptionSpec("replace", "Replace the contents of a TO that is not empty."),
+            OptionSpec("format", value: "xml|binary", "The encoding of a plist TO (default: xml, or TO's current one)."),
+        ],
+        examples: ["stored convert com.example.app ~/.config/example/prefs.sqlite", "stored convert prefs.sqlite prefs.plist"],
+        positionalCount: 2...2
+    ) { arguments, _ in
+        let source = try StoreLocation(arguments.positionals[0])
+        let target = try StoreLocation(arguments.positionals[1])
+        guard source.path != target.path else {
+            throw CLIError.usage("convert", "FROM and TO are the same file '\(source.path)'")
+        }
+        let plistFormat = try plistFormat(arguments.value("format"), for: target)
+        let sourceStore = try source.openExisting()
+        let values = sourceStore.dictionaryRepresentation()
+        let schemaVersion = sourceStore.schemaVersion
+        if target.kind == .plist {
+            try PlistBytes.requireExact(values, in: target, format: plistFormat ?? target.existingPlistFormat)
+        }
+        try target.backend(plistFormat: plistFormat).withExclusiveAccess { current in
+            if !current.values.isEmpty, !arguments.has("replace") {
+                throw CLIError(
+                    .invalidInput,
+                    "'\(target.path)' already holds \(keyCount(current.values.count)). Convert into a new or empty store, or pass --replace."
+                )
+            }
+            var changes = BackendChanges(durability: .immediate)
+            for key in current.values.keys where values[key] == nil { changes.values[key] = .some(nil) }
+            for (key, value) in values where current.values[key] != value { changes.values[key] = value }
+            if schemaVersion != current.schemaVersion { changes.schemaVersion = schemaVersion }
+            return (changes, ())
+        }
+    }
+
+    private static func plistFormat(_ option: String?, for target: StoreLocation) throws(CLIError) -> PlistFormat? {
+        guard let option else { return nil }
+        guard target.kind == .plist else {
+            throw CLIError.usage("convert", "--format applies to a plist TO; '\(target.path)' is an SQLite store")
+        }
+        switch option.lowercased() {
+        case "xml": return .xml
+        case "binary": return .binary
+        default: throw CLIError.usage("convert", "Unknown plist format '\(option)'; use xml or binary")
+        }
+    }
+
+    /// Foundation's file errors in the words of `strerror`, which name the cause more plainly.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? CocoaError else { return "\(error)" }
+        let code: Int32? =
+            switch error.code {
+            case .fileNoSuchFile, .fileReadNoSuchFile: ENOENT
+            case .fileWriteNoPermission, .fileReadNoPermission: EACCES
+            case .fileWriteOutOfSpace: ENOSPC
+            case .fileWriteVolumeReadOnly: EROFS
+            default: nil
+            }
+        return code.map { String(cString: strerror($0)) } ?? error.localizedDescription
+    }
+}
+
+/// The input of `stored import`, read and checked completely before any store is touched.
+///
+/// ```swift
+/// try ImportFile.parse(Data(#"{"a": 1}"#.utf8), source: "a.json")  //=> ["a": .int(1)]
+/// ```
+enum ImportFile {
+    static func read(_ argument: String) throws -> [String: StoredValue] {
+        if argument == "-" {
+            return try parse(FileHandle.standardInput.readDataToEndOfFile(), source: "standard input")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: argument))
+        } catch {
+            throw CLIError(.inputOutput, "Could not read '\(argument)': \(Command.describe(error)). Check the path.")
+        }
+        return try parse(data, source: argument)
+    }
+
+    static func parse(_ data: Data, source: String) throws -> [String: StoredValue] {
+        let firstByte = data.first { !" \t\r\n".utf8.contains($0) }
+        if data.starts(with: Data("bplist".utf8)) || firstByte == UInt8(ascii: "<") {
+            return try PlistBytes.decode(data, source: source)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIError(.invalidInput, "'\(source)' is neither UTF-8 JSON nor a plist. Give a file made by 'stored export'.")
+        }
+        let value: StoredValue
+        do {
+            value = try StoredValueJSON.decode(text, source: source)
+        } catch {
+            throw CLIError(
+                .invalidInput,
+                "'\(source)' is not valid JSON (\(ValueParser.reason(of: error))). Fix the file or export it again; the store was not changed."
+            )
+        }
+        guard case .dictionary(let values) = value else {
+            throw CLIError(
+                .invalidInput,
+                "'\(source)' holds \(value.typeName), not a dictionary of keys. Give a file made by 'stored export'.")
+        }
+        return values
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import StoredKit
+import Synchronization
+
+// `watch` observes a PreferenceStore, so it sees exactly what an app using StoredKit sees,
+// other processes' writes included.
+extension Command {
+    static let watch = Command(
+        name: "watch",
+        arguments: "STORE [KEY...]",
+        summary: "Print each change as it happens, other processes' included",
+        discussion: """
+            Prints one line per changed key, 'key: old -> new (origin)', until interrupted or, with
+            --count N, after N changes. '(none)' stands for a missing value. KEYs limit the output to
+            those keys. With --json each line is a JSON object: key, old, new (left out when there is no
+            value), origin and time. 'Watching ...' goes to stderr once watching has started.
+            """,
+        options: [
+            OptionSpec("json", "Print JSON lines."),
+            OptionSpec("count", value: "N", "Exit after N changes."),
+        ],
+        examples: ["stored watch prefs.sqlite", "stored watch com.example.app volume --count 1 --json"],
+        positionalCount: 1...Int.max
+    ) { arguments, console in
+        let location = try StoreLocation(arguments.positionals[0])
+        let keys = Set(arguments.positionals.dropFirst())
+        let limit = try changeLimit(arguments.value("count"))
+        let store = try location.openExisting()
+        let printer = ChangePrinter(asJSON: arguments.has("json"), console: console)
+        let finished = DispatchSemaphore(value: 0)
+        // Subscribing now, before announcing, means no change after the announcement is missed.
+        let changes = store.changes
+        let diagnostics = store.diagnostics
+        let watcher = Task {
+            var seen = 0
+            for await change in changes where keys.isEmpty || keys.contains(change.key) {
+                printer.print(change)
+                seen += 1
+                if let limit, seen >= limit { break }
+            }
+            finished.signal()
+        }
+        let reporter = Task {
+            for await event in diagnostics { console.error("warning: \(event)") }
+        }
+        console.error("Watching '\(location.path)'" + (limit.map { " for \($0) changes" } ?? " (Ctrl-C to stop)"))
+        finished.wait()
+        watcher.cancel()
+        reporter.cancel()
+    }
+
+    private static func changeLimit(_ text: String?) throws(CLIError) -> Int? {
+        guard let text else { return nil }
+        guard let limit = Int(text), limit > 0 else {
+            throw CLIError.usage("watch", "--count takes a positive whole number, not '\(text)'")
+        }
+        return limit
+    }
+}
+
+/// Formats one change as a text line or a JSON line.
+///
+/// ```swift
+/// ChangePrinter(asJSON: false, console: Console()).print(change)  //=> volume: 0.5 -> 0.8 (external)
+/// ```
+struct ChangePrinter: Sendable {
+    let asJSON: Bool
+    let console: Console
+
+    func print(_ change: Change) {
+        console.print(asJSON ? json(change) : text(change))
+    }
+
+    func text(_ change: Change) -> String {
+        let old = change.oldValue.map(ValuePrinter.oneLine) ?? "(none)"
+        let new = change.newValue.map(ValuePrinter.oneLine) ?? "(none)"
+        return "\(ValuePrinter.keyText(change.key)): \(old) -> \(new) (\(change.origin))"
+    }
+
+    func json(_ change: Change) -> String {
+        var fields: [String: StoredValue] = [
+            "key": .string(change.key),
+            "origin": .string("\(change.origin)"),
+            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+        ]
+        fields["old"] = change.oldValue
+        fields["new"] = change.newValue
+        return StoredValueJSON.encode(.dictionary(fields))
+    }
+}

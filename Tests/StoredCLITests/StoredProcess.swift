@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// What one run of the `stored` binary produced.
+struct Outcome: CustomStringConvertible {
+    let status: Int32
+    let output: Data
+    let errorOutput: String
+
+    var stdout: String { String(decoding: output, as: UTF8.self) }
+    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    var description: String { "status \(status), stdout: \(stdout), stderr: \(errorOutput)" }
+}
+
+/// The built `stored` executable, run as a user would, in a fresh scratch directory per test.
+///
+/// ```swift
+/// let cli = try StoredProcess()
+/// defer { cli.removeScratch() }
+/// try cli.run("write", "prefs.plist", "n", "3", "--int").status  //=> 0
+/// ```
+struct StoredProcess {
+    /// The directory every run starts in; `XDG_CONFIG_HOME` points here too, so suites stay inside it.
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("stored-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    func removeScratch() {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    func path(_ name: String) -> String { scratch.appendingPathComponent(name).path }
+
+    /// The bytes of a file in the scratch directory, `nil` when it does not exist.
+    func bytes(_ name: String) -> Data? { FileManager.default.contents(atPath: path(name)) }
+
+    func write(_ text: String, to name: String) throws {
+        try Data(text.utf8).write(to: scratch.appendingPathComponent(name))
+    }
+
+    @discardableResult
+    func run(_ arguments: String..., input: Data? = nil) throws -> Outcome {
+        try run(arguments, input: input)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], input: Data? = nil) throws -> Outcome {
+        let process = try makeProcess(arguments)
+        let output = Pipe()
+        let errors = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = stdin
+        try process.run()
+        // Both pipes are drained at once, so a chatty process can never block on a full pipe.
+        let errorData = SharedData()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            errorData.bytes.withLock { $0 = data }
+        }
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try stdin.fileHandleForWriting.close()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, output: outputData,
+            errorOutput: String(decoding: errorData.bytes.withLock { $0 }, as: UTF8.self))
+    }
+
+    func makeProcess(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = arguments
+        process.currentDirectoryURL = scratch
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = scratch.path
+        process.environment = environment
+        return process
+    }
+
+    /// Finds `stored` next to the test bundle: SwiftPM builds it into the same directory.
+    static func binary() throws -> URL {
+        let starts = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])].compactMap { $0 }
+        for start in starts {
+            var directory = start.deletingLastPathComponent()
+            for _ in 0..<5 {
+                let candidate = directory.appendingPathComponent("stored")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                    FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        throw LocateError(searchedFrom: starts.map(\.path))
+    }
+
+    struct LocateError: Error, CustomStringConvertible {
+        let searchedFrom: [String]
+        var description: String { "No 'stored' executable near \(searchedFrom); run 'swift build' first." }
+    }
+}
+
+/// Bytes handed from a reading thread to the test.
+final class SharedData: Sendable {
+    let bytes = Mutex(Data())
+}
+
+/// The two backends every command is tested on, told apart only by the file name.
+let storeNames = ["prefs.plist", "prefs.sqlite"]
