@@ -37,6 +37,8 @@ final class HelperProcess: Sendable {
             }
         }
         try process.run()
+        // Our copy of the pipe's write end would keep it open after the child exits: no EOF.
+        try pipe.fileHandleForWriting.close()
     }
 
     var lines: [String] { output.lines }

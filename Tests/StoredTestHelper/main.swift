@@ -17,13 +17,37 @@ func fail(_ message: String) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    fail("usage: stored-test-helper increment|set|observe|write-loop PATH ...")
+    fail("usage: stored-test-helper increment|set|observe|write-loop|migrate PATH ...")
 }
 let url = URL(fileURLWithPath: arguments[1])
 let durability: Durability = ProcessInfo.processInfo.environment["STORED_DURABILITY"] == "immediate" ? .immediate : .deferred
 
+/// For `migrate PATH MARKERDIR`: one migration that appends a line to MARKERDIR/marker, so a
+/// test can count how many processes ran it, and is slow enough for two processes to overlap.
+/// Prints "ready" and waits for MARKERDIR/go before opening, so several helpers open together.
+func markerMigrations() -> [Migration] {
+    guard arguments[0] == "migrate" else { return [] }
+    guard arguments.count == 3 else { fail("migrate PATH MARKERDIR") }
+    let directory = URL(fileURLWithPath: arguments[2])
+    let marker = directory.appendingPathComponent("marker").path
+    say("ready")
+    let go = directory.appendingPathComponent("go").path
+    for _ in 0..<6000 where !FileManager.default.fileExists(atPath: go) { usleep(5_000) }
+    return [
+        Migration(version: 1, "mark") { m in
+            let descriptor = open(marker, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+            let line = "migrated by \(getpid())\n"
+            _ = line.withCString { write(descriptor, $0, strlen($0)) }
+            close(descriptor)
+            usleep(200_000)
+            m.set("done", forKey: "migrated")
+        }
+    ]
+}
+
 do {
-    let store = try PreferenceStore(fileAt: url, durability: durability)
+    let store = try PreferenceStore(fileAt: url, durability: durability, migrations: markerMigrations())
     switch arguments[0] {
     case "increment":
         // increment PATH COUNT: COUNT atomic read-modify-writes of "counter".
@@ -66,6 +90,9 @@ do {
             if durability == .deferred { try store.flush() }
             say("\(value)")
         }
+    case "migrate":
+        // migrate PATH MARKERDIR: opens with the marker migration and reports the schema version.
+        say("schemaVersion=\(store.schemaVersion)")
     default:
         fail("unknown command '\(arguments[0])'")
     }

@@ -27,6 +27,7 @@ extension StoredCoder where Value: Codable {
         if let storable = Value.self as? any Storable.Type, let coder = direct(storable) as? StoredCoder {
             return coder
         }
+        if let versioned = versionedIfAvailable() { return versioned }
         let isOptional = Value.self is any OptionalValue.Type
         return StoredCoder(
             encode: { value in

@@ -37,38 +37,83 @@ public struct Migration: Sendable {
 struct MigrationRunner {
     let migrations: [Migration]
     let durability: Durability
+    var whenNewer: NewerSchemaPolicy = .fail
 
-    func open(_ backend: any Backend) throws -> BackendSnapshot {
+    /// The data to serve, and whether it must be served read-only (it is newer than this app).
+    struct Opened {
+        var snapshot: BackendSnapshot
+        var isReadOnly = false
+    }
+
+    /// What the exclusive section found or did.
+    private enum Outcome {
+        /// Nothing to run: another process migrated first (or even further).
+        case current(BackendSnapshot)
+        /// Committed; the cleanups are still to run, each with the migration that registered it.
+        case migrated(BackendSnapshot, cleanups: [(migration: Migration, cleanup: () throws -> Void)])
+    }
+
+    func open(_ backend: any Backend) throws -> Opened {
         try validate()
         let loaded = try backend.load()
-        guard let latest = migrations.last?.version else { return loaded }
-        if loaded.schemaVersion > latest {
-            throw StoreError.newerSchemaVersion(found: loaded.schemaVersion, supported: latest)
-        }
-        guard loaded.schemaVersion < latest else { return loaded }
-        typealias Outcome = (snapshot: BackendSnapshot, cleanups: [() throws -> Void])
-        let (migrated, cleanups) = try backend.withExclusiveAccess { fresh -> (BackendChanges, Outcome) in
+        // Without migrations the caller does not manage a schema (an inspection tool, say): any version opens.
+        guard let latest = migrations.last?.version else { return Opened(snapshot: loaded) }
+        if loaded.schemaVersion > latest { return try newer(loaded, supported: latest) }
+        guard loaded.schemaVersion < latest else { return Opened(snapshot: loaded) }
+        let outcome = try backend.withExclusiveAccess { fresh -> (BackendChanges, Outcome) in
             // Another process may have migrated between our load and taking the exclusive section.
-            guard fresh.schemaVersion < latest else { return (BackendChanges(), (fresh, [])) }
-            var context = MigrationContext(values: fresh.values)
-            for migration in migrations where migration.version > fresh.schemaVersion {
+            guard fresh.schemaVersion < latest else { return (BackendChanges(), .current(fresh)) }
+            return try migrate(fresh, to: latest)
+        }
+        switch outcome {
+        case .current(let fresh):
+            let snapshot = BackendSnapshot(
+                values: fresh.values, schemaVersion: fresh.schemaVersion, events: loaded.events + fresh.events)
+            return fresh.schemaVersion > latest ? try newer(snapshot, supported: latest) : Opened(snapshot: snapshot)
+        case .migrated(let migrated, let cleanups):
+            // Cleanup of sources (old files, other stores) only after the commit succeeded. The data is
+            // committed by now, so a failed cleanup is reported rather than failing the open.
+            var events = loaded.events + migrated.events
+            for (migration, cleanup) in cleanups {
                 do {
-                    try migration.body(&context)
-                    if let failure = context.staging.failure { throw failure }
+                    try cleanup()
                 } catch {
-                    throw StoreError.migrationFailed(version: migration.version, name: migration.name, underlying: error)
+                    events.append(.migrationCleanupFailed(version: migration.version, name: migration.name, reason: "\(error)"))
                 }
             }
-            let staged = context.staging.values
-            var changes = BackendChanges(schemaVersion: latest, durability: .immediate)
-            for key in Set(fresh.values.keys).union(staged.keys) where fresh.values[key] != staged[key] {
-                changes.values[key] = .some(staged[key])
-            }
-            return (changes, (BackendSnapshot(values: staged, schemaVersion: latest), context.staging.cleanups))
+            return Opened(snapshot: BackendSnapshot(values: migrated.values, schemaVersion: latest, events: events))
         }
-        // Cleanup of sources (old files, other stores) only after the commit succeeded.
-        for cleanup in cleanups { try cleanup() }
-        return BackendSnapshot(values: migrated.values, schemaVersion: migrated.schemaVersion, events: loaded.events)
+    }
+
+    /// Runs every migration above `fresh.schemaVersion` on one staged copy; throws before anything is committed.
+    private func migrate(_ fresh: BackendSnapshot, to latest: Int) throws -> (BackendChanges, Outcome) {
+        var context = MigrationContext(values: fresh.values)
+        var cleanups: [(migration: Migration, cleanup: () throws -> Void)] = []
+        for migration in migrations where migration.version > fresh.schemaVersion {
+            do {
+                try migration.body(&context)
+                if let failure = context.staging.failure { throw failure }
+            } catch {
+                throw StoreError.migrationFailed(version: migration.version, name: migration.name, underlying: error)
+            }
+            cleanups += context.staging.cleanups.map { (migration, $0) }
+            context.staging.cleanups.removeAll()
+        }
+        let staged = context.staging.values
+        var changes = BackendChanges(schemaVersion: latest, durability: .immediate)
+        for key in Set(fresh.values.keys).union(staged.keys) where fresh.values[key] != staged[key] {
+            changes.values[key] = .some(staged[key])
+        }
+        let migrated = BackendSnapshot(values: staged, schemaVersion: latest, events: fresh.events)
+        return (changes, .migrated(migrated, cleanups: cleanups))
+    }
+
+    /// Data written by a newer app: refused, or served read-only so it is never rewritten.
+    private func newer(_ snapshot: BackendSnapshot, supported: Int) throws -> Opened {
+        switch whenNewer {
+        case .fail: throw StoreError.newerSchemaVersion(found: snapshot.schemaVersion, supported: supported)
+        case .openReadOnly: return Opened(snapshot: snapshot, isReadOnly: true)
+        }
     }
 
     private func validate() throws {

@@ -20,6 +20,12 @@ public final class PreferenceStore: Sendable {
     public let backend: any Backend
     /// When writes reach the disk.
     public let durability: Durability
+    /// Whether writes are refused because the data is newer than this app (see ``NewerSchemaPolicy``).
+    ///
+    /// ```swift
+    /// try PreferenceStore(backend, migrations: migrations, whenNewer: .openReadOnly).isReadOnly  //=> true
+    /// ```
+    public let isReadOnly: Bool
 
     struct State {
         var values: [String: StoredValue]
@@ -49,19 +55,26 @@ public final class PreferenceStore: Sendable {
     static let flushDelay: DispatchTimeInterval = .milliseconds(50)
 
     /// Opens a store over `backend`, running every migration newer than the stored schema version first.
+    /// Data from a newer app (a schema version above the last migration) fails the open, or opens
+    /// read-only with `whenNewer: .openReadOnly`.
     ///
     /// ```swift
     /// let store = try PreferenceStore(.plist(suite: "com.example.app"))
     /// let fast = try PreferenceStore(.sqlite(at: url), durability: .immediate)
+    /// let safe = try PreferenceStore(.sqlite(at: url), migrations: migrations, whenNewer: .openReadOnly)
     /// ```
     public init(
         _ backend: some Backend,
         migrations: [Migration] = [],
-        durability: Durability = .deferred
+        durability: Durability = .deferred,
+        whenNewer: NewerSchemaPolicy = .fail
     ) throws {
-        self.backend = backend
+        let runner = MigrationRunner(migrations: migrations, durability: durability, whenNewer: whenNewer)
+        let opened = try runner.open(backend)
+        let snapshot = opened.snapshot
+        self.backend = opened.isReadOnly ? ReadOnlyBackend(backend) : backend
         self.durability = durability
-        let snapshot = try MigrationRunner(migrations: migrations, durability: durability).open(backend)
+        isReadOnly = opened.isReadOnly
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
         for event in snapshot.events { report(event) }
         StoreRegistry.shared.add(self)
@@ -80,6 +93,7 @@ public final class PreferenceStore: Sendable {
     private init(unopened backend: MemoryBackend) {
         self.backend = backend
         durability = .deferred
+        isReadOnly = false
         let snapshot = (try? backend.load()) ?? BackendSnapshot()
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
         StoreRegistry.shared.add(self)
@@ -145,6 +159,7 @@ public final class PreferenceStore: Sendable {
     /// Applies local changes in memory, queues them for the backend and notifies observers.
     /// Values equal to what is stored change nothing: no notification, no backend write.
     func apply(_ changes: [String: StoredValue?]) {
+        if refuseIfReadOnly(changes) { return }
         let changedSlots = state.withLock { state -> [KeySlot] in
             var slots: [KeySlot] = []
             for (key, newValue) in changes {
@@ -175,6 +190,9 @@ public final class PreferenceStore: Sendable {
     func merge(_ snapshot: BackendSnapshot, origin: Change.Origin) {
         let changedSlots = state.withLock { state -> [KeySlot] in
             var slots: [KeySlot] = []
+            // Data that arrives with a new schema version was changed by a migration (another process's open).
+            let changeOrigin: Change.Origin =
+                origin == .external && snapshot.schemaVersion != state.schemaVersion ? .migration : origin
             state.schemaVersion = snapshot.schemaVersion
             let keys = Set(state.values.keys).union(snapshot.values.keys)
             for key in keys where state.pending.index(forKey: key) == nil {
@@ -186,7 +204,7 @@ public final class PreferenceStore: Sendable {
                     slot.advance()
                     slots.append(slot)
                 }
-                state.enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: origin))
+                state.enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: changeOrigin))
             }
             return slots
         }

@@ -17,6 +17,9 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     case commitFailed(StoreError)
     /// Reading other processes' changes failed.
     case reloadFailed(StoreError)
+    /// A migration was committed, but cleaning up its source afterwards (deleting an imported
+    /// file or keys) failed; the source is still there.
+    case migrationCleanupFailed(version: Int, name: String, reason: String)
 
     /// A one-line explanation naming the key or file.
     ///
@@ -32,10 +35,14 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
             "Value for '\(key)' was not stored: \(reason)."
         case .quarantined(let path, let movedTo, let reason):
             "'\(path)' was corrupt (\(reason)); moved to '\(movedTo)', store opened empty."
+        case .commitFailed(.readOnly(let path)):
+            "Write refused: '\(path)' is open read-only (its data is newer than this app); nothing was written."
         case .commitFailed(let error):
             "Write failed, will retry: \(error)"
         case .reloadFailed(let error):
             "Reading external changes failed: \(error)"
+        case .migrationCleanupFailed(let version, let name, let reason):
+            "Migration \(version) '\(name)' was committed, but removing its source failed: \(reason). Remove the source by hand."
         }
     }
 }

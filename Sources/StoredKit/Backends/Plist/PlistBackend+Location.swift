@@ -28,15 +28,18 @@ extension Backend where Self == PlistBackend {
 
 extension PlistBackend {
     /// The file of a UserDefaults suite. Like Foundation, an `XDG_CONFIG_HOME` that is empty or
-    /// not absolute is ignored in favour of `$HOME/.config`.
+    /// not absolute is ignored in favour of `$HOME/.config`, and a suite name that is an absolute
+    /// path names the file itself (`<suite>.plist`).
     ///
     /// ```swift
     /// PlistBackend.fileURL(forSuite: "com.example.app").path  //=> "/home/me/.config/com.example.app.plist"
+    /// PlistBackend.fileURL(forSuite: "/tmp/legacy").path  //=> "/tmp/legacy.plist"
     /// ```
     public static func fileURL(
         forSuite suite: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
-        configDirectory(environment: environment).appendingPathComponent(suite + ".plist", isDirectory: false)
+        if suite.hasPrefix("/") { return URL(fileURLWithPath: suite + ".plist", isDirectory: false) }
+        return configDirectory(environment: environment).appendingPathComponent(suite + ".plist", isDirectory: false)
     }
 
     /// The suite name Foundation uses for `UserDefaults.standard`: the main bundle's identifier

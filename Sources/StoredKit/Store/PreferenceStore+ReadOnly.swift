@@ -1,0 +1,57 @@
+/// What opening a store does when its data was written by a newer app (its schema version is
+/// above the last migration this app knows).
+///
+/// ```swift
+/// let store = try PreferenceStore(.plist(at: url), migrations: migrations, whenNewer: .openReadOnly)
+/// store.isReadOnly  //=> true when the file came from a newer app
+/// ```
+public enum NewerSchemaPolicy: Sendable, Hashable {
+    /// The open throws ``StoreError/newerSchemaVersion(found:supported:)`` (the default).
+    case fail
+    /// The store opens and serves the newer data, but refuses every write, so the newer app's
+    /// file is never rewritten by this one. Refused writes are reported as
+    /// ``StoreEvent/commitFailed(_:)`` with ``StoreError/readOnly(path:)``.
+    case openReadOnly
+}
+
+/// The backend of a store opened read-only: reads and watching pass through, writes are refused.
+///
+/// It sits between the store and the real backend so every write path (`set`, `flush`,
+/// `transaction`, `update`) meets the same refusal, and the file is never rewritten.
+final class ReadOnlyBackend: Backend {
+    let base: any Backend
+
+    init(_ base: any Backend) { self.base = base }
+
+    var location: String { base.location }
+
+    func load() throws -> BackendSnapshot { try base.load() }
+
+    func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
+        guard changes.isEmpty else { throw StoreError.readOnly(path: base.location) }
+        return nil
+    }
+
+    /// Runs `body` on freshly loaded data without taking the backend's exclusion (nothing will
+    /// be written); a body that wants to write is refused.
+    func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+        let (changes, result) = try body(try base.load())
+        guard changes.isEmpty else { throw StoreError.readOnly(path: base.location) }
+        return result
+    }
+
+    func startWatching(_ onChange: @escaping @Sendable () -> Void) throws { try base.startWatching(onChange) }
+
+    func stopWatching() { base.stopWatching() }
+}
+
+extension PreferenceStore {
+    /// Refuses local changes of a read-only store: memory stays as it is and the refusal is reported.
+    /// Returns whether the changes were refused.
+    func refuseIfReadOnly(_ changes: [String: StoredValue?]) -> Bool {
+        guard isReadOnly else { return false }
+        let changesSomething = state.withLock { state in changes.contains { key, value in state.values[key] != value } }
+        if changesSomething { report(.commitFailed(.readOnly(path: backend.location))) }
+        return true
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import StoredKit
+import Testing
+
+@Suite("Processes racing to migrate one store file", .serialized)
+struct MigrationRaceTests {
+    @Test(arguments: storeFileNames)
+    func twoProcessesOpeningAtOnceRunTheMigrationOnce(fileName: String) async throws {
+        let folder = try ScratchFolder()
+        let path = folder.file(fileName).path
+        // Existing data from before the upgrade, so neither helper's first read waits on creating the file.
+        let before = try PreferenceStore(fileAt: URL(fileURLWithPath: path), durability: .immediate)
+        before.set("kept", forKey: "existing")
+        // Both wait for "go" and then open together; the migration sleeps inside the exclusive section.
+        let helpers = try (0..<2).map { _ in try HelperProcess(["migrate", path, folder.url.path]) }
+        for helper in helpers {
+            #expect(await helper.waitForLine { $0 == "ready" })
+        }
+        try Data().write(to: folder.file("go"))
+        for helper in helpers {
+            #expect(await helper.exitStatus() == 0)
+            #expect(helper.lines == ["ready", "schemaVersion=1"])
+        }
+        let marker = try String(contentsOf: folder.file("marker"), encoding: .utf8)
+        #expect(marker.split(separator: "\n").count == 1)
+        let store = try PreferenceStore(fileAt: URL(fileURLWithPath: path))
+        #expect(store.schemaVersion == 1)
+        #expect(store.value(forKey: "migrated", as: String.self) == "done")
+        #expect(store.value(forKey: "existing", as: String.self) == "kept")
+    }
+}
