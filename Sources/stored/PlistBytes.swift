@@ -1,8 +1,7 @@
 import Foundation
 import StoredKit
 
-/// Property-list bytes to and from a store's values, through a ``PlistBackend`` on a temporary
-/// file: StoredKit's plist codec is internal, and the backend is its public face.
+/// Property-list bytes to and from a store's values, with StoredKit's own plist codec.
 ///
 /// ```swift
 /// let data = try PlistBytes.encode(["volume": .double(0.8)], format: .xml)
@@ -10,29 +9,25 @@ import StoredKit
 /// ```
 enum PlistBytes {
     static func encode(_ values: [String: StoredValue], format: PlistFormat) throws -> Data {
-        try withScratchFile { url in
-            let backend = PlistBackend(at: url, format: format, corruption: .fail)
-            // The backend writes only when something changes, so an empty store is written as
-            // the removal of a placeholder.
-            let placeholder = "stored.export.placeholder"
-            let changes: [String: StoredValue?] = values.isEmpty ? [placeholder: .bool(true)] : values.mapValues { $0 }
-            _ = try backend.commit(BackendChanges(values: changes))
-            if values.isEmpty { _ = try backend.commit(BackendChanges(values: [placeholder: nil])) }
-            return try Data(contentsOf: url)
-        }
+        try PlistCodec.encode(.dictionary(values), format: format)
     }
 
     static func decode(_ data: Data, source: String) throws -> [String: StoredValue] {
-        try withScratchFile { url in
-            try data.write(to: url)
-            do {
-                return try PlistBackend(at: url, corruption: .fail).load().values
-            } catch StoreError.corruptFile(_, let reason, _) {
-                throw CLIError(
-                    .invalidInput,
-                    "'\(source)' is not a valid plist (\(reason)). Fix the file or export it again; the store was not changed.")
-            }
+        let root: StoredValue
+        do {
+            root = try PlistCodec.decode(data, path: source)
+        } catch StoreError.corruptFile(_, let reason, _) {
+            throw CLIError(
+                .invalidInput,
+                "'\(source)' is not a valid plist (\(reason)). Fix the file or export it again; the store was not changed.")
         }
+        guard case .dictionary(var values) = root else {
+            throw CLIError(
+                .invalidInput,
+                "'\(source)' holds a plist \(root.typeName), not a dictionary of keys. Import a file made by 'stored export'.")
+        }
+        values["StoredKit.metadata"] = nil  // a store's own bookkeeping is not a user key
+        return values
     }
 
     /// The first value (by key) that a plist in `format` would not give back exactly, and what it
@@ -65,10 +60,4 @@ enum PlistBytes {
         "\(ValuePrinter.oneLine(loss.value)) would become \(loss.readBack.map(ValuePrinter.oneLine) ?? "nothing")"
     }
 
-    private static func withScratchFile<T>(_ body: (URL) throws -> T) throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stored-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory.appendingPathComponent("scratch.plist"))
-    }
 }

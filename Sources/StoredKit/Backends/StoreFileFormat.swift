@@ -27,9 +27,7 @@ public enum StoreFileFormat: String, Sendable, Hashable {
         case "plist": self = .plist
         case "sqlite", "sqlite3", "db": self = .sqlite
         default:
-            guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-            defer { try? handle.close() }
-            let head = (try? handle.read(upToCount: 64)) ?? Data()
+            let head = Self.firstBytes(of: url)
             if head.starts(with: Data("SQLite format 3\0".utf8)) {
                 self = .sqlite
             } else if head.starts(with: Data("bplist00".utf8)) {
@@ -43,11 +41,22 @@ public enum StoreFileFormat: String, Sendable, Hashable {
             }
         }
     }
+
+    static func startsWithBinaryPlistMagic(_ url: URL) -> Bool {
+        firstBytes(of: url).starts(with: Data("bplist00".utf8))
+    }
+
+    private static func firstBytes(of url: URL) -> Data {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 64)) ?? Data()
+    }
 }
 
 extension PreferenceStore {
     /// Opens the store file at `url`, choosing the backend with ``StoreFileFormat``; a path it
-    /// cannot classify (no known extension, no recognisable content) opens as a plist.
+    /// cannot classify (no known extension, no recognisable content) opens as a plist. An existing
+    /// binary plist stays binary.
     ///
     /// ```swift
     /// let store = try PreferenceStore(fileAt: URL(fileURLWithPath: "prefs.sqlite"))  // SQLite
@@ -56,13 +65,18 @@ extension PreferenceStore {
         fileAt url: URL,
         durability: Durability = .deferred,
         migrations: [Migration] = [],
-        corruption: CorruptionPolicy = .quarantine
+        corruption: CorruptionPolicy = .quarantine,
+        whenNewer: NewerSchemaPolicy = .fail
     ) throws {
         switch StoreFileFormat(detecting: url) ?? .plist {
         case .plist:
-            try self.init(.plist(at: url, corruption: corruption), migrations: migrations, durability: durability)
+            let format: PlistFormat = StoreFileFormat.startsWithBinaryPlistMagic(url) ? .binary : .xml
+            try self.init(
+                .plist(at: url, format: format, corruption: corruption),
+                migrations: migrations, durability: durability, whenNewer: whenNewer)
         case .sqlite:
-            try self.init(.sqlite(at: url, corruption: corruption), migrations: migrations, durability: durability)
+            try self.init(
+                .sqlite(at: url, corruption: corruption), migrations: migrations, durability: durability, whenNewer: whenNewer)
         }
     }
 }

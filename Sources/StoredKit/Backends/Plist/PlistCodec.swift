@@ -7,7 +7,7 @@ import Foundation
 /// let data = try PlistCodec.encode(.dictionary(["volume": .double(0.5)]), format: .xml)
 /// try PlistCodec.decode(data, path: "/tmp/app.plist")  //=> .dictionary(["volume": .double(0.5)])
 /// ```
-enum PlistCodec {
+public enum PlistCodec {
     /// Parses a plist file, detecting the format: a `bplist` header means binary, anything else XML.
     ///
     /// Throws ``StoreError/corruptFile(path:reason:quarantinedAt:)`` naming `path` and the byte where
@@ -17,7 +17,7 @@ enum PlistCodec {
     /// try PlistCodec.decode(Data("<plist><integer>7</integer>".utf8), path: "a.plist")
     /// //=> throws: 'a.plist' is corrupt (unexpected end of file at byte 27; expected </plist>). ...
     /// ```
-    static func decode(_ data: Data, path: String) throws -> StoredValue {
+    public static func decode(_ data: Data, path: String) throws -> StoredValue {
         try data.withUnsafeBytes { (raw) throws(StoreError) -> StoredValue in
             let bytes = raw.bindMemory(to: UInt8.self)
             if PlistBinaryReader.hasMagic(bytes) { return try PlistBinaryReader.read(bytes, path: path) }
@@ -35,7 +35,7 @@ enum PlistCodec {
     /// let data = try PlistCodec.encode(.array([.bool(true)]), format: .binary)
     /// data.count  //=> 45
     /// ```
-    static func encode(_ value: StoredValue, format: PlistFormat) throws -> Data {
+    public static func encode(_ value: StoredValue, format: PlistFormat) throws -> Data {
         switch format {
         case .xml: Data(try PlistXMLWriter.encode(value))
         case .binary: Data(try PlistBinaryWriter.encode(value))

@@ -11,6 +11,7 @@ extension SQLiteBackend {
         if let connection = state.connection { return connection }
         try SQLiteConnection.checkLibraryVersion()
         try createParentDirectory()
+        try createPrivateFile()
         let connection: SQLiteConnection
         let eventCount = state.pendingEvents.count
         do {
@@ -33,6 +34,7 @@ extension SQLiteBackend {
     /// Opens, configures and reads everything: a damaged file shows up here, while the policy still applies.
     private func openAndLoad(_ state: inout State) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
+        try checkOwnership(connection)
         let mode = try connection.scalar("PRAGMA journal_mode = WAL")
         guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
             let name = (path as NSString).lastPathComponent
@@ -54,18 +56,32 @@ extension SQLiteBackend {
         return connection
     }
 
-    private func prepareSchema(_ connection: SQLiteConnection) throws {
+    /// Refuses another program's database before anything (even the journal mode) is changed:
+    /// a file is ours when it carries our application ID, or when it is still empty.
+    private func checkOwnership(_ connection: SQLiteConnection) throws {
         let applicationID = try connection.integerPragma("application_id")
-        if applicationID == Int64(SQLiteSchema.applicationID),
-            try connection.scalar(SQLiteSchema.countObjects) == .integer(SQLiteSchema.objectCount)
-        {
-            return
-        }
-        guard applicationID == 0 || applicationID == Int64(SQLiteSchema.applicationID) else {
+        if applicationID == Int64(SQLiteSchema.applicationID) { return }
+        let isEmpty = try connection.scalar("SELECT count(*) FROM sqlite_schema") == .integer(0)
+        guard applicationID == 0, isEmpty else {
             throw StoreError.sqlite(
                 path: path, code: 1,
-                message: "not a StoredKit database (application_id \(applicationID)); choose another file")
+                message: "not a StoredKit database (application_id \(applicationID), other tables present); "
+                    + "choose another file")
         }
+    }
+
+    /// A new store file is private (0600), like the plist backend's and UserDefaults' files.
+    private func createPrivateFile() throws {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno != EEXIST {
+            throw StoreError.io(path: path, operation: "create", errno: errno)
+        }
+    }
+
+    private func prepareSchema(_ connection: SQLiteConnection) throws {
+        if try connection.scalar(SQLiteSchema.countObjects) == .integer(SQLiteSchema.objectCount) { return }
         try connection.run("BEGIN IMMEDIATE")
         do {
             try connection.execute(SQLiteSchema.create)
