@@ -8,7 +8,8 @@ struct SQLiteFileSafetyTests {
     @Test func anotherProgramsDatabaseIsRefusedAndLeftUnchanged() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file("other.db")
-        _ = try SQLiteBackendTests.shell(url, "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5);")
+        _ = try SQLiteBackendTests.shell(
+            url, "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5);")
         let before = try Data(contentsOf: url)
         #expect {
             _ = try PreferenceStore(.sqlite(at: url))
