@@ -18,7 +18,7 @@ struct CrashTests {
             )
             #expect(await writer.waitForLine { Int($0) ?? 0 >= 3 + trial })
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
-            writer.killHard()
+            await writer.killHard()
             let acknowledged = writer.lines.compactMap { Int($0) }.max() ?? 0
 
             let reopened = try PreferenceStore(fileAt: url, corruption: .fail)

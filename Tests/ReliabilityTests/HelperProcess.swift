@@ -62,18 +62,18 @@ final class HelperProcess: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if process.isRunning {
-            killHard()
+            await killHard()
             return nil
         }
-        output.waitForEnd()
+        await output.waitForEnd()
         return process.terminationStatus
     }
 
     /// SIGKILL: no chance to flush, clean up or finish a write.
-    func killHard() {
+    func killHard() async {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        output.waitForEnd()  // every line the child wrote before dying counts as acknowledged
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(2)) }
+        await output.waitForEnd()  // every line the child wrote before dying counts as acknowledged
     }
 }
 
@@ -102,10 +102,11 @@ final class LineBuffer: Sendable {
     /// Called at end of file.
     func finish() { state.withLock { $0.ended = true } }
 
-    /// Waits (up to 10 s) until the writer closed the pipe and every byte was read.
-    func waitForEnd() {
+    /// Waits (up to 10 s) until the writer closed the pipe and every byte was read. Sleeps
+    /// without blocking a thread: the test pool has only as many threads as cores.
+    func waitForEnd() async {
         for _ in 0..<2000 where !state.withLock({ $0.ended }) {
-            usleep(5000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 

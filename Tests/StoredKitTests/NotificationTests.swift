@@ -71,29 +71,15 @@ struct NotificationTests {
 
     @Test func changesStreamSeesEveryKey() async {
         let store = PreferenceStore.inMemory()
-        let seen = Recorder<String>()
-        let started = Recorder<Bool>()
-        let task = Task {
-            started.append(true)
-            for await change in store.changes {
-                seen.append(change.key)
-                if change.key == "b" { break }
-            }
-        }
-        _ = await started.wait(forCount: 1)
-        // The stream subscribes when iteration begins; keep writing until it has caught on.
-        var value = 0
-        let subscribed = await eventually {
-            value += 1
-            store.set(value, forKey: "probe")
-            return !seen.values.isEmpty
-        }
-        #expect(subscribed)
+        let changes = store.changes  // subscribed from here on; changes are buffered
         store.set(1, forKey: "a")
         store.set(2, forKey: "b")
-        #expect(await eventually { seen.values.last == "b" })
-        task.cancel()
-        #expect(seen.values.suffix(2) == ["a", "b"])
+        store.set(2, forKey: "b")  // unchanged: not delivered
+        store.removeValue(forKey: "a")
+        var iterator = changes.makeAsyncIterator()
+        var keys: [String] = []
+        for _ in 0..<3 { if let change = await iterator.next() { keys.append(change.key) } }
+        #expect(keys == ["a", "b", "a"])
     }
 
     @Test func valuesStreamStartsWithTheCurrentValue() async {

@@ -129,25 +129,6 @@ extension PreferenceStore {
         deliverChanges()
         return result
     }
-
-    /// Puts already-committed local changes into memory (they are not pending: they are on disk).
-    private func applyCommitted(_ changes: [String: StoredValue?]) {
-        let changedSlots = state.withLock { state -> [KeySlot] in
-            var slots: [KeySlot] = []
-            for (key, newValue) in changes where state.pending.index(forKey: key) == nil {
-                let oldValue = state.values[key]
-                guard oldValue != newValue else { continue }
-                state.values[key] = newValue
-                if let slot = state.slots[key] {
-                    slot.advance()
-                    slots.append(slot)
-                }
-                state.enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: .local))
-            }
-            return slots
-        }
-        for slot in changedSlots { slot.markChanged() }
-    }
 }
 
 /// Every open store, so the pending writes of all of them are flushed at normal process exit.

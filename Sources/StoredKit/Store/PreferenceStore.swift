@@ -162,16 +162,8 @@ public final class PreferenceStore: Sendable {
         if refuseIfReadOnly(changes) { return }
         let changedSlots = state.withLock { state -> [KeySlot] in
             var slots: [KeySlot] = []
-            for (key, newValue) in changes {
-                let oldValue = state.values[key]
-                guard oldValue != newValue else { continue }
-                state.values[key] = newValue
+            for (key, newValue) in changes where state.change(key, to: newValue, origin: .local, slots: &slots) {
                 state.pending[key] = .some(newValue)
-                if let slot = state.slots[key] {
-                    slot.advance()
-                    slots.append(slot)
-                }
-                state.enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: .local))
             }
             if !changes.isEmpty, durability == .deferred, !state.flushScheduled, !state.pending.isEmpty {
                 state.flushScheduled = true
@@ -196,20 +188,24 @@ public final class PreferenceStore: Sendable {
             state.schemaVersion = snapshot.schemaVersion
             let keys = Set(state.values.keys).union(snapshot.values.keys)
             for key in keys where state.pending.index(forKey: key) == nil {
-                let oldValue = state.values[key]
-                let newValue = snapshot.values[key]
-                guard oldValue != newValue else { continue }
-                state.values[key] = newValue
-                if let slot = state.slots[key] {
-                    slot.advance()
-                    slots.append(slot)
-                }
-                state.enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: changeOrigin))
+                state.change(key, to: snapshot.values[key], origin: changeOrigin, slots: &slots)
             }
             return slots
         }
         for slot in changedSlots { slot.markChanged() }
         for event in snapshot.events { report(event) }
+    }
+
+    /// Puts already-committed local changes into memory (they are not pending: they are on disk).
+    func applyCommitted(_ changes: [String: StoredValue?]) {
+        let changedSlots = state.withLock { state -> [KeySlot] in
+            var slots: [KeySlot] = []
+            for (key, newValue) in changes where state.pending.index(forKey: key) == nil {
+                state.change(key, to: newValue, origin: .local, slots: &slots)
+            }
+            return slots
+        }
+        for slot in changedSlots { slot.markChanged() }
     }
 
     /// The shared per-key record, created on first use.
@@ -240,4 +236,21 @@ public final class PreferenceStore: Sendable {
     /// store.recentEvents.last  //=> Key 'volume' holds string, not Double; ...
     /// ```
     public var recentEvents: [StoreEvent] { state.withLock { $0.recentEvents } }
+}
+
+extension PreferenceStore.State {
+    /// Sets one key in memory if its value differs: advances the key's generation (collecting its
+    /// slot for Observation in `slots`) and queues the change for observers. Returns whether it changed.
+    @discardableResult
+    mutating func change(_ key: String, to newValue: StoredValue?, origin: Change.Origin, slots: inout [KeySlot]) -> Bool {
+        let oldValue = values[key]
+        guard oldValue != newValue else { return false }
+        values[key] = newValue
+        if let slot = self.slots[key] {
+            slot.advance()
+            slots.append(slot)
+        }
+        enqueue(Change(key: key, oldValue: oldValue, newValue: newValue, origin: origin))
+        return true
+    }
 }

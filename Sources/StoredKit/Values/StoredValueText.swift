@@ -88,7 +88,7 @@ enum StoredValueText {
         guard supportedSecondsSince1970.contains(seconds) else { return nil }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civilDate(fromDaysSince1970: days)
+        let (year, month, day) = CivilCalendar.date(daysSince1970: days)
         var text = padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T"
         text += padded(secondOfDay / 3600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2)
         if !fractionDigits.isEmpty { text += "." + fractionDigits }
@@ -162,35 +162,13 @@ enum StoredValueText {
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
             hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = daysSince1970(year: year, month: month, day: day)
+        let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
         return (days * 86_400 + hour * 3600 + minute * 60 + second, fraction)
     }
 
     private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Int(month - 1)]
-    }
-
-    // Proleptic Gregorian conversions after Howard Hinnant's "chrono-compatible low-level date algorithms".
-    private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civilDate(fromDaysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func padded(_ value: Int64, _ width: Int) -> String {

@@ -168,7 +168,7 @@ enum PlistScalarText {
             (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
         let year = isNegativeYear ? -unsignedYear : unsignedYear
-        let days = Int64(daysSinceUnixEpoch(year: year, month: month, day: day))
+        let days = CivilCalendar.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
         let unixSeconds = days * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
         return Date(timeIntervalSinceReferenceDate: Double(unixSeconds - unixSecondsAtReferenceDate))
     }
@@ -181,7 +181,8 @@ enum PlistScalarText {
         let unixSeconds = Int64(interval) + unixSecondsAtReferenceDate
         let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
         let secondOfDay = Int(unixSeconds - days * 86_400)
-        let (year, month, day) = civilDate(daysSinceUnixEpoch: Int(days))
+        let civil = CivilCalendar.date(daysSince1970: days)
+        let (year, month, day) = (Int(civil.year), Int(civil.month), Int(civil.day))
         var text = year < 0 ? "-" : ""
         let yearDigits = String(abs(year))
         text += String(repeating: "0", count: max(0, 4 - yearDigits.count)) + yearDigits
@@ -191,27 +192,4 @@ enum PlistScalarText {
     }
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-
-    /// Howard Hinnant's `days_from_civil`, exact for the whole proleptic Gregorian calendar.
-    private static func daysSinceUnixEpoch(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// Howard Hinnant's `civil_from_days`, the inverse of ``daysSinceUnixEpoch(year:month:day:)``.
-    private static func civilDate(daysSinceUnixEpoch days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
