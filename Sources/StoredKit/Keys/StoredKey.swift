@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The namespace for typed keys. Declare keys as static members in an extension, then use
 /// them with leading-dot syntax wherever a ``StoredKey`` is expected.
 ///
@@ -33,6 +35,9 @@ public final class StoredKey<Value: Sendable>: StoredKeys, @unchecked Sendable {
     /// The value read when nothing is stored (or the stored value does not decode).
     public let defaultValue: Value
     let coder: StoredCoder<Value>
+    /// The decoded-value cache of the store this key was last read from, so `store[key]`
+    /// reads as fast as a `@Stored` property.
+    @usableFromInline let recentCache = Mutex<DecodedValueCache<Value>?>(nil)
 
     init(_ name: String, default defaultValue: Value, coder: StoredCoder<Value>) {
         self.defaultValue = defaultValue
@@ -98,5 +103,19 @@ public final class StoredKey<Value: Sendable>: StoredKeys, @unchecked Sendable {
     public convenience init<Wrapped: RawRepresentable & Codable & Sendable>(_ name: String)
     where Value == Wrapped?, Wrapped.RawValue: Codable & Sendable {
         self.init(name, default: nil, coder: .optionalRawValue())
+    }
+}
+
+extension StoredKey {
+    /// This key's decoded-value cache in `store`, reusing the last one when it is for the same store.
+    @inlinable func cache(in store: PreferenceStore) -> DecodedValueCache<Value> {
+        if let recent = recentCache.withLock({ $0 }), recent.store === store { return recent }
+        return makeCache(in: store)
+    }
+
+    @usableFromInline func makeCache(in store: PreferenceStore) -> DecodedValueCache<Value> {
+        let cache = DecodedValueCache<Value>(slot: store.slot(for: name), store: store)
+        recentCache.withLock { $0 = cache }
+        return cache
     }
 }

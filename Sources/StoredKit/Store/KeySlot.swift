@@ -46,9 +46,12 @@ final class KeySlot: Observable, Sendable {
 final class DecodedValueCache<Value: Sendable>: Sendable {
     @usableFromInline let slot: KeySlot
     @usableFromInline let entry = Mutex<(generation: UInt64, value: Value)?>(nil)
+    /// The store whose key this caches; weak, so a key's cache never keeps a store alive.
+    @usableFromInline weak let store: PreferenceStore?
 
-    init(slot: KeySlot) {
+    init(slot: KeySlot, store: PreferenceStore) {
         self.slot = slot
+        self.store = store
     }
 
     /// The cached value if it is still current (and tells Observation it was read).

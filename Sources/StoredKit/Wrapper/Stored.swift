@@ -32,7 +32,7 @@ public struct Stored<Value: Sendable>: Sendable {
     public init(_ key: StoredKey<Value>, store: PreferenceStore = .standard) {
         self.key = key
         self.store = store
-        cache = DecodedValueCache(slot: store.slot(for: key.name))
+        cache = DecodedValueCache(slot: store.slot(for: key.name), store: store)
     }
 
     /// A property for any `Codable` value; the initial value is the default.
@@ -155,5 +155,22 @@ extension PreferenceStore {
         let value = decodeOrDefault(stored, key)
         cache.remember(value, at: generation)
         return value
+    }
+}
+
+extension PreferenceStore {
+    /// The value of a typed key: its stored value, or its default. Reads are cached like a
+    /// ``Stored`` property's: an unchanged value is not looked up or decoded again.
+    ///
+    /// ```swift
+    /// store[.volume] = 0.8
+    /// store[.volume]  //=> 0.8
+    /// ```
+    public subscript<Value>(key: StoredKey<Value>) -> Value {
+        @inlinable get {
+            let cache = key.cache(in: self)
+            return cache.currentValue ?? read(key, cache: cache)
+        }
+        set { write(newValue, forKey: key.name, coder: key.coder) }
     }
 }
