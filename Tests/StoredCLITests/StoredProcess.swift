@@ -64,8 +64,13 @@ struct StoredProcess {
             let data = errors.fileHandleForReading.readDataToEndOfFile()
             errorData.bytes.withLock { $0 = data }
         }
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try stdin.fileHandleForWriting.close()
+        if let input {
+            // A child that fails early closes its stdin; that must be an error here, not SIGPIPE
+            // killing the whole test run.
+            signal(SIGPIPE, SIG_IGN)
+            try? stdin.fileHandleForWriting.write(contentsOf: input)
+        }
+        try? stdin.fileHandleForWriting.close()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
