@@ -167,7 +167,7 @@ public final class SQLiteBackend: Backend {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let watcher = try DirectoryWatcher(directory: directory, fileNames: [name, name + "-wal"]) { [weak self] in
-            self?.checkForExternalChange()
+            self?.checkAfterWake()
         }
         try state.withLock { state in
             let connection = try open(&state)
@@ -221,7 +221,23 @@ public final class SQLiteBackend: Backend {
 
     // MARK: Internals
 
-    private func checkForExternalChange() {
+    /// inotify sees the writer append its WAL frames, but the commit becomes visible (and
+    /// `data_version` changes) only when the writer then updates the shared-memory index, which
+    /// inotify cannot see. So a wake that finds nothing new looks again shortly after, instead of
+    /// leaving the change to the next write or the 1 s poll.
+    private func checkAfterWake() {
+        guard !checkForExternalChange() else { return }
+        let queue = DispatchQueue.global()
+        for delay in [2, 10, 50] {
+            queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
+                _ = self?.checkForExternalChange()
+            }
+        }
+    }
+
+    /// Signals the engine if `data_version` moved since the last signal; returns whether it did.
+    @discardableResult
+    private func checkForExternalChange() -> Bool {
         let callback = state.withLock { state -> (@Sendable () -> Void)? in
             guard let onChange = state.onChange, let connection = state.connection else { return nil }
             // A failing check is reported by the load the engine runs next, so signal it.
@@ -231,6 +247,7 @@ public final class SQLiteBackend: Backend {
             return onChange
         }
         callback?()
+        return callback != nil
     }
 
     private func takeSnapshot(_ state: inout State) -> BackendSnapshot {

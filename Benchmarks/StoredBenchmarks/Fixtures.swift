@@ -1,0 +1,167 @@
+import Foundation
+import StoredKit
+
+/// A value shaped like SwiftUI's `TabViewCustomization` for a 20-tab sidebar in four sections:
+/// per-tab visibility and pinning, optional titles and badges, and each section's tab order.
+///
+/// ```swift
+/// let value = TabCustomizationFixture.twentyTabs(revision: 1)
+/// value.tabs.count  //=> 20
+/// ```
+struct TabCustomizationFixture: Codable, Equatable, Sendable {
+    enum Visibility: String, Codable, Sendable {
+        case automatic, visible, hidden
+    }
+
+    struct TabState: Codable, Equatable, Sendable {
+        var visibility: Visibility
+        var isPinned: Bool
+        var customTitle: String?
+        var badgeCount: Int?
+    }
+
+    struct SectionState: Codable, Equatable, Sendable {
+        var id: String
+        var isExpanded: Bool
+        var tabOrder: [String]
+    }
+
+    var tabs: [String: TabState]
+    var sections: [SectionState]
+    var revision: Int
+
+    /// Twenty tabs; `revision` changes the value without changing its shape.
+    static func twentyTabs(revision: Int) -> TabCustomizationFixture {
+        let visibilities: [Visibility] = [.automatic, .visible, .hidden]
+        var tabs: [String: TabState] = [:]
+        for index in 0..<20 {
+            tabs["tab.\(index)"] = TabState(
+                visibility: visibilities[(index + revision) % 3],
+                isPinned: index % 4 == 0,
+                customTitle: index % 3 == 0 ? "Custom title \(index)" : nil,
+                badgeCount: index % 2 == 0 ? index * 7 + revision : nil
+            )
+        }
+        let sections = (0..<4).map { section in
+            SectionState(
+                id: "section.\(section)",
+                isExpanded: section != 3,
+                tabOrder: (0..<5).map { "tab.\(section * 5 + ($0 + revision) % 5)" }
+            )
+        }
+        return TabCustomizationFixture(tabs: tabs, sections: sections, revision: revision)
+    }
+}
+
+/// A Foundation `UserDefaults` suite of its own, removed afterwards (its plist file included). The
+/// whole run also points `XDG_CONFIG_HOME` at its work directory (see ``Isolation``), so baselines
+/// never touch the user's real defaults.
+///
+/// ```swift
+/// try TemporaryDefaults.with { defaults in defaults.set(1, forKey: "a") }
+/// ```
+struct TemporaryDefaults {
+    let suiteName: String
+    let defaults: UserDefaults
+
+    /// A new suite, empty or holding the content of the plist file `preloaded` (put in place before
+    /// Foundation first looks at the suite). Filling a big suite key by key is not practical:
+    /// on Linux each `set` costs time proportional to the keys already in the suite.
+    init(preloadedFrom preloaded: URL? = nil) throws {
+        suiteName = "stored-bench-\(UUID().uuidString)"
+        if let preloaded {
+            let destination = Self.fileURL(suiteName: suiteName)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: preloaded, to: destination)
+        }
+        guard let defaults = UserDefaults(suiteName: suiteName) else {
+            throw BenchmarkError.unexpected("UserDefaults(suiteName: \(suiteName)) returned nil")
+        }
+        self.defaults = defaults
+    }
+
+    /// Runs `body` on a fresh suite and removes the suite afterwards, also when `body` throws.
+    static func with<R>(preloadedFrom preloaded: URL? = nil, _ body: (UserDefaults) throws -> R) throws -> R {
+        let suite = try TemporaryDefaults(preloadedFrom: preloaded)
+        defer { suite.remove() }
+        return try body(suite.defaults)
+    }
+
+    /// Where Foundation on Linux keeps the suite: `$XDG_CONFIG_HOME/<suite>.plist` (else `~/.config`).
+    var fileURL: URL { Self.fileURL(suiteName: suiteName) }
+
+    private static func fileURL(suiteName: String) -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let configHome =
+            environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config", isDirectory: true)
+        return configHome.appendingPathComponent("\(suiteName).plist")
+    }
+
+    /// Writes the suite once more, so Foundation holds no unsaved change that a later
+    /// `synchronize()` of another suite would write back (and time), then deletes its file.
+    /// (`removePersistentDomain` would be simpler, but costs seconds on a suite of 10,000 keys.)
+    func remove() {
+        defaults.synchronize()
+        try? FileManager.default.removeItem(at: fileURL)  // gone already is fine
+    }
+}
+
+/// A small, fast, seeded generator, so every run writes the same "random" values.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
+
+/// Key names and preference contents shared by the bulk, open, flush and memory scenarios.
+enum PreferenceContent {
+    /// `count` distinct key names, `key-0` ... `key-<count-1>`.
+    static func keys(_ count: Int) -> [String] { (0..<count).map { "key-\($0)" } }
+
+    /// Writes `keys` → `values` as the XML plist Foundation's UserDefaults itself writes on Linux.
+    static func writeIntegerPlist(keys: [String], values: [Int], to url: URL) throws {
+        let content = Dictionary(uniqueKeysWithValues: zip(keys, values))
+        try PropertyListSerialization.data(fromPropertyList: content, format: .xml, options: 0).write(to: url)
+    }
+
+    /// `count` random integers (MMKV's benchmark shape).
+    static func randomIntegers(_ count: Int, seed: UInt64) -> [Int] {
+        var generator = SplitMix64(seed: seed)
+        return (0..<count).map { _ in Int.random(in: 0..<1_000_000, using: &generator) }
+    }
+
+    /// A realistic mix of preference values (integers, strings, booleans, reals), as Foundation sees
+    /// them and as StoredKit sees them: the same content on both sides of a comparison.
+    static func mixed(_ count: Int, revision: Int = 0) -> (foundation: [String: Any], stored: [String: StoredValue]) {
+        var foundation: [String: Any] = [:]
+        var stored: [String: StoredValue] = [:]
+        for index in 0..<count {
+            let key = "key-\(index)"
+            switch index % 4 {
+            case 0:
+                foundation[key] = index + revision
+                stored[key] = .int(Int64(index + revision))
+            case 1:
+                foundation[key] = "value \(index) r\(revision)"
+                stored[key] = .string("value \(index) r\(revision)")
+            case 2:
+                foundation[key] = (index + revision) % 3 == 0
+                stored[key] = .bool((index + revision) % 3 == 0)
+            default:
+                foundation[key] = Double(index + revision) / 7
+                stored[key] = .double(Double(index + revision) / 7)
+            }
+        }
+        return (foundation, stored)
+    }
+}
