@@ -5,9 +5,9 @@
 /// - `PRAGMA user_version` holds the migration schema version (``BackendSnapshot/schemaVersion``).
 /// - `preferences` holds one row per key (see ``SQLiteValueColumns`` for `type` and `value`);
 ///   `updated_at` is seconds since 1970 (`datetime(updated_at, 'unixepoch')`).
-/// - Both tables are `WITHOUT ROWID`, clustered on the key, and `change_seq` has no index: a
-///   one-key commit then rewrites a single B-tree page, which keeps a durable write close to
-///   the cost of one 4 KiB fsync. Preferences are few, so a reload scans them.
+/// - Both tables are `WITHOUT ROWID`, clustered on the key (no separate key index to update),
+///   and indexed on `change_seq`, so finding the next sequence and the rows changed since a
+///   reload stays cheap in a large store.
 /// - `change_seq` is a global counter: every write stamps its rows with one more than the
 ///   largest value in either table, and `removed_keys` keeps one tombstone per deleted key,
 ///   so a reload reads only what changed since the sequence it last saw.
@@ -32,10 +32,12 @@ enum SQLiteSchema {
             updated_at REAL NOT NULL DEFAULT \(now),
             change_seq INTEGER NOT NULL DEFAULT 0
         ) STRICT, WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS preferences_by_change_seq ON preferences (change_seq);
         CREATE TABLE IF NOT EXISTS removed_keys (
             key TEXT PRIMARY KEY NOT NULL,
             change_seq INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS removed_keys_by_change_seq ON removed_keys (change_seq);
         CREATE TRIGGER IF NOT EXISTS preferences_record_removal AFTER DELETE ON preferences BEGIN
             INSERT INTO removed_keys (key, change_seq) VALUES (OLD.key, max(OLD.change_seq + 1, \(nextSequence)))
                 ON CONFLICT (key) DO UPDATE SET change_seq = excluded.change_seq;
@@ -53,10 +55,11 @@ enum SQLiteSchema {
 
     /// How many of our tables, indexes and triggers exist; equal to ``objectCount`` when set up.
     static let countObjects = """
-        SELECT count(*) FROM sqlite_schema WHERE name IN ('preferences', 'removed_keys',
-            'preferences_record_removal', 'preferences_stamp_manual_insert', 'preferences_stamp_manual_update')
+        SELECT count(*) FROM sqlite_schema WHERE name IN ('preferences', 'preferences_by_change_seq', 'removed_keys',
+            'removed_keys_by_change_seq', 'preferences_record_removal', 'preferences_stamp_manual_insert',
+            'preferences_stamp_manual_update')
         """
-    static let objectCount: Int64 = 5
+    static let objectCount: Int64 = 7
 
     static let maximumSequence = """
         SELECT max((SELECT coalesce(max(change_seq), 0) FROM preferences),
