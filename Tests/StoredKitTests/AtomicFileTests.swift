@@ -10,20 +10,20 @@ import Testing
 @Suite("AtomicFile")
 struct AtomicFileTests {
     @Test func writesNewFileWithOwnerOnlyModeAndLeavesNoTemporaryFile() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
 
         let identity = try AtomicFile.write(Data("hello".utf8), to: path)
 
         #expect(try Data(contentsOf: scratch.file("prefs.plist")) == Data("hello".utf8))
-        #expect(try ScratchDirectory.mode(of: path) == 0o600)
+        #expect(try TemporaryDirectory.mode(of: path) == 0o600)
         #expect(try scratch.names() == ["prefs.plist"])
         #expect(try FileIdentity.of(path: path) == identity)
     }
 
     @Test func keepsTheModeOfAnExistingFile() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
         try AtomicFile.write(Data("one".utf8), to: path)
@@ -31,12 +31,12 @@ struct AtomicFileTests {
 
         try AtomicFile.write(Data("two".utf8), to: path)
 
-        #expect(try ScratchDirectory.mode(of: path) == 0o644)
+        #expect(try TemporaryDirectory.mode(of: path) == 0o644)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "two")
     }
 
     @Test func replacesTheFileInsteadOfRewritingItInPlace() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
         try AtomicFile.write(Data("old".utf8), to: path)
@@ -51,7 +51,7 @@ struct AtomicFileTests {
     }
 
     @Test func writesLargeContentsCompletely() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("big").path
         let bytes = Data((0..<(3 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
@@ -62,7 +62,7 @@ struct AtomicFileTests {
     }
 
     @Test func refusesADirectoryAtThePathNamingPathAndErrno() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
@@ -76,7 +76,7 @@ struct AtomicFileTests {
     }
 
     @Test func missingDirectoryFailsWithTypedError() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("missing/prefs.plist").path
 
@@ -88,9 +88,9 @@ struct AtomicFileTests {
         #expect(code == ENOENT)
     }
 
-    @Test(.enabled(if: ScratchDirectory.permissionsAreEnforced, "root bypasses directory permissions"))
+    @Test(.enabled(if: TemporaryDirectory.permissionsAreEnforced, "root bypasses directory permissions"))
     func unwritableDirectoryKeepsThePreviousFile() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
         try AtomicFile.write(Data("old".utf8), to: path)
@@ -105,7 +105,7 @@ struct AtomicFileTests {
     }
 
     @Test func removesOnlyThisTargetsLeftoverTemporaryFiles() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
         try AtomicFile.write(Data("keep".utf8), to: path)

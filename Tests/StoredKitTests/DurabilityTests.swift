@@ -10,7 +10,7 @@ struct DurabilityTests {
         let store = try PreferenceStore(backend)
         for index in 0..<100 { store.set(index, forKey: "k\(index)") }
         #expect(try backend.load().values.isEmpty)  // coalesced: nothing committed yet
-        let landed = try await eventually { try backend.load().values.count == 100 }
+        let landed = try await waitUntil { try backend.load().values.count == 100 }
         #expect(landed)
         withExtendedLifetime(store) {}
     }

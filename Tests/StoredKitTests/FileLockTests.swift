@@ -7,7 +7,7 @@ import Testing
 @Suite("FileLock")
 struct FileLockTests {
     @Test func createsAnOwnerOnlyLockFileNextToTheTarget() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let lock = FileLock(guarding: scratch.file("prefs.plist").path)
 
@@ -15,11 +15,11 @@ struct FileLockTests {
 
         #expect(result == 42)
         #expect(lock.path == scratch.file("prefs.plist.lock").path)
-        #expect(try ScratchDirectory.mode(of: lock.path) == 0o600)
+        #expect(try TemporaryDirectory.mode(of: lock.path) == 0o600)
     }
 
     @Test func holdersNeverOverlap() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
         let trace = Mutex<[String]>([])
@@ -47,7 +47,7 @@ struct FileLockTests {
     }
 
     @Test func lockFileThatCannotBeOpenedIsATypedError() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let lock = FileLock(guarding: scratch.file("missing/prefs.plist").path)
 

@@ -20,7 +20,7 @@ struct MigrationNotificationTests {
         #expect(migrating.schemaVersion == 1)
         #expect(await seen.wait(forCount: 1))
         #expect(seen.values.first == Change(key: "sidebar", oldValue: nil, newValue: .string("home"), origin: .migration))
-        #expect(await eventually { observed.schemaVersion == 1 })
+        #expect(await waitUntil { observed.schemaVersion == 1 })
 
         // An ordinary write afterwards is external again.
         migrating.set("search", forKey: "sidebar")

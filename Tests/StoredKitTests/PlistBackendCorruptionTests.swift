@@ -27,7 +27,7 @@ struct PlistBackendCorruptionTests {
 
     @Test(arguments: cases)
     func quarantineMovesTheFileAsideAndOpensEmpty(kind: String) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let bytes = try #require(Self.corruptFiles[kind])
@@ -55,7 +55,7 @@ struct PlistBackendCorruptionTests {
 
     @Test(arguments: cases)
     func failPolicyThrowsAndLeavesTheFile(kind: String) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let bytes = try #require(Self.corruptFiles[kind])
@@ -74,7 +74,7 @@ struct PlistBackendCorruptionTests {
     }
 
     @Test func repeatedQuarantinesKeepEveryCopy() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         var movedTo: [String] = []
@@ -92,7 +92,7 @@ struct PlistBackendCorruptionTests {
     }
 
     @Test func corruptionWrittenByAnotherProcessIsQuarantinedDuringCommit() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backend = PlistBackend.plist(at: url)

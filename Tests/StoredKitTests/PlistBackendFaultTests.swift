@@ -10,7 +10,7 @@ import Testing
 @Suite("PlistBackend I/O faults")
 struct PlistBackendFaultTests {
     @Test func aDirectoryAtThePathIsATypedErrorNamingIt() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
@@ -26,9 +26,9 @@ struct PlistBackendFaultTests {
         }
     }
 
-    @Test(.enabled(if: ScratchDirectory.permissionsAreEnforced, "root bypasses directory permissions"))
+    @Test(.enabled(if: TemporaryDirectory.permissionsAreEnforced, "root bypasses directory permissions"))
     func unwritableDirectoryKeepsTheFileAndALaterCommitRetries() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backend = PlistBackend.plist(at: url)
@@ -48,7 +48,7 @@ struct PlistBackendFaultTests {
 
     /// Works as root too: a directory where the lock file belongs makes the commit fail before writing.
     @Test func failedCommitKeepsTheFileAndALaterCommitRetries() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backend = PlistBackend.plist(at: url)
@@ -71,7 +71,7 @@ struct PlistBackendFaultTests {
     }
 
     @Test func aFileInPlaceOfTheDirectoryIsATypedError() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         #expect(FileManager.default.createFile(atPath: scratch.file("config").path, contents: Data()))
         let backend = PlistBackend.plist(at: scratch.file("config/prefs.plist"))

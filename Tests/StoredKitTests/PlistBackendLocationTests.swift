@@ -37,7 +37,7 @@ struct PlistBackendLocationTests {
     }
 
     @Test func creatingABackendTouchesNothing() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
 
         _ = PlistBackend.plist(at: scratch.file("dir/prefs.plist"))

@@ -20,7 +20,7 @@ struct PlistBackendTests {
 
     @Test(arguments: [PlistFormat.xml, .binary])
     func roundTripsEveryKindOfValueThroughAReopenedFile(format: PlistFormat) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let writer = PlistBackend.plist(at: url, format: format)
@@ -37,7 +37,7 @@ struct PlistBackendTests {
     }
 
     @Test func readsEitherFormatWhateverTheConfiguredOne() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         _ = try PlistBackend.plist(at: url, format: .binary).commit(BackendChanges(values: ["a": .int(1)]))
@@ -51,7 +51,7 @@ struct PlistBackendTests {
     }
 
     @Test func removingAKeyPersists() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backend = PlistBackend.plist(at: url)
@@ -64,7 +64,7 @@ struct PlistBackendTests {
     }
 
     @Test func schemaVersionIsPersistedButNeverAKey() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backend = PlistBackend.plist(at: url)
@@ -82,7 +82,7 @@ struct PlistBackendTests {
     }
 
     @Test func fileWithoutMigrationsHasOnlyTheUsersKeys() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
 
@@ -95,7 +95,7 @@ struct PlistBackendTests {
     }
 
     @Test func theReservedKeyCannotBeWritten() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let backend = PlistBackend.plist(at: scratch.file("prefs.plist"))
 
@@ -106,7 +106,7 @@ struct PlistBackendTests {
     }
 
     @Test func createsOwnerOnlyFileAndMissingDirectoriesOnFirstWriteOnly() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("config/app/prefs.plist")
         let backend = PlistBackend.plist(at: url)
@@ -116,13 +116,13 @@ struct PlistBackendTests {
 
         _ = try backend.commit(BackendChanges(values: ["a": .int(1)]))
 
-        #expect(try ScratchDirectory.mode(of: url.path) == 0o600)
-        #expect(try ScratchDirectory.mode(of: scratch.file("config/app").path) == 0o700)
-        #expect(try ScratchDirectory.mode(of: scratch.file("config").path) == 0o700)
+        #expect(try TemporaryDirectory.mode(of: url.path) == 0o600)
+        #expect(try TemporaryDirectory.mode(of: scratch.file("config/app").path) == 0o700)
+        #expect(try TemporaryDirectory.mode(of: scratch.file("config").path) == 0o700)
     }
 
     @Test func loadsAFileWrittenByFoundationAndFoundationReadsOurs() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let foundationValues: [String: Any] = ["launches": 3, "name": "demo", "enabled": true, "list": [1, 2]]
@@ -142,7 +142,7 @@ struct PlistBackendTests {
     }
 
     @Test func aCommitMergesOnTopOfAnotherInstancesCommit() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let first = PlistBackend.plist(at: url)
@@ -160,7 +160,7 @@ struct PlistBackendTests {
     }
 
     @Test func exclusiveAccessFromTwoThreadsAndTwoInstancesLosesNoIncrement() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backends = [PlistBackend.plist(at: url), PlistBackend.plist(at: url)]
@@ -187,7 +187,7 @@ struct PlistBackendTests {
     }
 
     @Test func aThrowingExclusiveBodyCommitsNothing() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backend = PlistBackend.plist(at: url)
@@ -202,7 +202,7 @@ struct PlistBackendTests {
     }
 
     @Test func leftoverTemporaryFilesAreRemovedAtOpen() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         _ = try PlistBackend.plist(at: url).commit(BackendChanges(values: ["a": .int(1)]))
@@ -217,7 +217,7 @@ struct PlistBackendTests {
 
     @Test(arguments: [CorruptionPolicy.quarantine, .fail])
     func anEmptyFileReadsAsAnEmptyStore(policy: CorruptionPolicy) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         #expect(FileManager.default.createFile(atPath: url.path, contents: Data()))

@@ -10,7 +10,7 @@ struct PlistBackendWatchingTests {
     static let quietPeriod = Duration.milliseconds(1_500)
 
     @Test func reportsAnotherInstancesCommitButNotItsOwn() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let watched = PlistBackend.plist(at: url)
@@ -31,7 +31,7 @@ struct PlistBackendWatchingTests {
     }
 
     @Test func stopsReportingAfterStopWatching() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let watched = PlistBackend.plist(at: url)
@@ -52,7 +52,7 @@ struct PlistBackendWatchingTests {
     }
 
     @Test func noticesAFileInADirectoryThatDidNotExistYet() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("later/prefs.plist")
         let watched = PlistBackend.plist(at: url)

@@ -6,14 +6,6 @@ import Testing
 
 @Suite("SQLiteBackend")
 struct SQLiteBackendTests {
-    /// A fresh directory per test, removed at the end.
-    final class TemporaryDirectory {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteBackendTests-\(UUID().uuidString)")
-        var database: URL { url.appendingPathComponent("prefs.sqlite") }
-        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: url) }
-    }
-
     final class Counter: Sendable {
         let value = Mutex(0)
         func increment() { value.withLock { $0 += 1 } }

@@ -1,10 +1,14 @@
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Synchronization
 import Testing
 
 @testable import StoredKit
 
-/// A fresh temporary directory for one test, removed when the test's scope ends.
+/// A fresh temporary directory for one test, removed when released (or by ``remove()``).
 final class TemporaryDirectory: Sendable {
     let url: URL
 
@@ -13,11 +17,40 @@ final class TemporaryDirectory: Sendable {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
+    var path: String { url.path }
+
+    /// The SQLite store file most tests use.
+    var database: URL { file("prefs.sqlite") }
+
     func file(_ name: String) -> URL { url.appending(path: name) }
 
-    deinit {
+    func names() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
+    /// Removes the directory, first making it writable again (a test may have locked it).
+    func remove() {
+        chmod(path, 0o700)
         try? FileManager.default.removeItem(at: url)
     }
+
+    deinit {
+        remove()
+    }
+
+    static func mode(of path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? Int) ?? -1
+    }
+
+    /// Whether the file system refuses writes to a read-only directory for this process (root bypasses it).
+    static let permissionsAreEnforced: Bool = {
+        guard let scratch = try? TemporaryDirectory() else { return false }
+        chmod(scratch.path, 0o500)
+        let probe = open(scratch.path + "/probe", O_WRONLY | O_CREAT, 0o600)
+        if probe >= 0 { close(probe) }
+        return probe < 0
+    }()
 }
 
 /// Collects values delivered on other threads.
@@ -39,9 +72,9 @@ final class Recorder<Element: Sendable>: Sendable {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
+/// Polls `condition` until it holds or `timeout` seconds pass; returns whether it held.
+func waitUntil(timeout: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + .seconds(timeout)
     while ContinuousClock.now < deadline {
         if try condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))
