@@ -1,12 +1,12 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Synchronization
 import Testing
 
 @testable import StoredKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A fresh temporary directory for one test, removed when released (or by ``remove()``).
 final class TemporaryDirectory: Sendable {
