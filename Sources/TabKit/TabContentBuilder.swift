@@ -13,6 +13,10 @@
 @resultBuilder
 public enum TabContentBuilder<SelectionValue: Hashable> {
     /// The builder's intermediate result: items in builder order.
+    ///
+    /// ```swift
+    /// let items: TabContentBuilder<Int>.Component = []
+    /// ```
     public typealias Component = [TabContentItem<SelectionValue>]
 
     /// Accepts any tab content with this selection type.

@@ -56,10 +56,22 @@ public protocol Backend: AnyObject, Sendable {
 /// ```
 public struct BackendSnapshot: Sendable {
     /// Every stored key and its value (metadata excluded).
+    ///
+    /// ```swift
+    /// snapshot.values["volume"]  //=> .double(0.5)
+    /// ```
     public var values: [String: StoredValue]
     /// The version of the last migration committed to this data (0 when none ran).
+    ///
+    /// ```swift
+    /// snapshot.schemaVersion  //=> 2
+    /// ```
     public var schemaVersion: Int
     /// Things the store should report, such as a corrupt file that was moved aside while loading.
+    ///
+    /// ```swift
+    /// snapshot.events  //=> [.quarantined(path: ..., movedTo: ..., reason: ...)]
+    /// ```
     public var events: [StoreEvent]
 
     /// Creates a snapshot.
@@ -93,10 +105,22 @@ public struct BackendSnapshot: Sendable {
 /// ```
 public struct BackendChanges: Sendable {
     /// The new value of each changed key; `nil` removes the key.
+    ///
+    /// ```swift
+    /// changes.values["old"] = .some(nil)  // remove "old"
+    /// ```
     public var values: [String: StoredValue?]
     /// The new schema version, or `nil` to leave it as it is.
+    ///
+    /// ```swift
+    /// changes.schemaVersion = 3
+    /// ```
     public var schemaVersion: Int?
     /// Whether the commit must be synced to disk before it returns.
+    ///
+    /// ```swift
+    /// changes.durability  //=> .immediate
+    /// ```
     public var durability: Durability
 
     /// Creates a batch.

@@ -12,6 +12,10 @@ import Synchronization
 /// ```
 public class StoredKeys: @unchecked Sendable {  // immutable: one `let`
     /// The name the value is stored under.
+    ///
+    /// ```swift
+    /// StoredKeys.volume.name  //=> "volume"
+    /// ```
     public let name: String
 
     init(name: String) {
@@ -33,6 +37,10 @@ public class StoredKeys: @unchecked Sendable {  // immutable: one `let`
 /// ```
 public final class StoredKey<Value: Sendable>: StoredKeys, @unchecked Sendable {  // immutable: only `let`s of Sendable types
     /// The value read when nothing is stored (or the stored value does not decode).
+    ///
+    /// ```swift
+    /// StoredKeys.volume.defaultValue  //=> 0.5
+    /// ```
     public let defaultValue: Value
     let coder: StoredCoder<Value>
     /// The decoded-value cache of the store this key was last read from, so `store[key]`

@@ -14,8 +14,16 @@
 /// ```
 public struct Migration: Sendable {
     /// The schema version this step produces; versions are positive and strictly increasing.
+    ///
+    /// ```swift
+    /// migration.version  //=> 2
+    /// ```
     public let version: Int
     /// A name for messages and logs.
+    ///
+    /// ```swift
+    /// migration.name  //=> "rename tabs key"
+    /// ```
     public let name: String
     let body: @Sendable (inout MigrationContext) throws -> Void
 

@@ -21,12 +21,28 @@ public struct Change: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The key that changed.
+    ///
+    /// ```swift
+    /// change.key  //=> "volume"
+    /// ```
     public let key: String
     /// The stored value before the change; `nil` when there was none.
+    ///
+    /// ```swift
+    /// change.oldValue  //=> .double(0.5)
+    /// ```
     public let oldValue: StoredValue?
     /// The stored value after the change; `nil` when the key was removed.
+    ///
+    /// ```swift
+    /// change.newValue  //=> .double(0.8)
+    /// ```
     public let newValue: StoredValue?
     /// Who made the change.
+    ///
+    /// ```swift
+    /// change.origin  //=> .external
+    /// ```
     public let origin: Origin
 
     /// Creates a change record.
@@ -60,11 +76,27 @@ public struct Change: Sendable, Equatable, CustomStringConvertible {
 /// ```
 public struct ValueChange<Value: Sendable>: Sendable {
     /// The key's name.
+    ///
+    /// ```swift
+    /// change.key  //=> "volume"
+    /// ```
     public let key: String
     /// The value before the change (the default when nothing was stored).
+    ///
+    /// ```swift
+    /// change.oldValue  //=> 0.5
+    /// ```
     public let oldValue: Value
     /// The value after the change (the default when the key was removed).
+    ///
+    /// ```swift
+    /// change.newValue  //=> 0.8
+    /// ```
     public let newValue: Value
     /// Who made the change.
+    ///
+    /// ```swift
+    /// change.origin  //=> .local
+    /// ```
     public let origin: Change.Origin
 }

@@ -17,8 +17,16 @@ import Synchronization
 /// ```
 public final class PreferenceStore: Sendable {
     /// Where the data lives.
+    ///
+    /// ```swift
+    /// store.backend.location  //=> "/home/me/.local/share/app/prefs.sqlite"
+    /// ```
     public let backend: any Backend
     /// When writes reach the disk.
+    ///
+    /// ```swift
+    /// store.durability  //=> .deferred
+    /// ```
     public let durability: Durability
     /// Whether writes are refused because the data is newer than this app (see ``NewerSchemaPolicy``).
     ///

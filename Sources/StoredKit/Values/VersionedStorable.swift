@@ -59,8 +59,16 @@ extension VersionedStorable {
 /// ```
 public struct OutdatedValue: Sendable {
     /// The version that stored the value (1 for a value stored without a version).
+    ///
+    /// ```swift
+    /// old.version  //=> 1
+    /// ```
     public let version: Int
     /// The stored value, without its version.
+    ///
+    /// ```swift
+    /// old.storedValue  //=> .dictionary(["tabs": ...])
+    /// ```
     public let storedValue: StoredValue
 
     /// Decodes the value as the type that stored it.

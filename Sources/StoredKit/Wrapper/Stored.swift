@@ -19,8 +19,16 @@
 @propertyWrapper
 public struct Stored<Value: Sendable>: Sendable {
     /// The key this property reads and writes.
+    ///
+    /// ```swift
+    /// $volume.key.name  //=> "volume"
+    /// ```
     public let key: StoredKey<Value>
     /// The store this property reads and writes.
+    ///
+    /// ```swift
+    /// $volume.store.keys  //=> ["volume"]
+    /// ```
     public let store: PreferenceStore
     @usableFromInline let cache: DecodedValueCache<Value>
 

@@ -25,6 +25,10 @@ public final class MemoryBackend: Backend {
     private let storage: Storage
 
     /// Always `"memory"`.
+    ///
+    /// ```swift
+    /// MemoryBackend().location  //=> "memory"
+    /// ```
     public let location = "memory"
 
     /// Creates an in-memory backend, empty or holding `values`.
