@@ -99,29 +99,29 @@ extension StoredValueDecoding {
         key: () -> (any CodingKey)?
     ) throws -> T {
         switch kind {
-        case .string: try native(value, as: String.self, key: key) as! T
-        case .int: try native(value, as: Int.self, key: key) as! T
-        case .bool: try native(value, as: Bool.self, key: key) as! T
-        case .double: try native(value, as: Double.self, key: key) as! T
-        case .float: try native(value, as: Float.self, key: key) as! T
-        case .date: try native(value, as: Date.self, key: key) as! T
-        case .data: try native(value, as: Data.self, key: key) as! T
-        case .url: try native(value, as: URL.self, key: key) as! T
-        case .int8: try native(value, as: Int8.self, key: key) as! T
-        case .int16: try native(value, as: Int16.self, key: key) as! T
-        case .int32: try native(value, as: Int32.self, key: key) as! T
-        case .int64: try native(value, as: Int64.self, key: key) as! T
-        case .uint: try native(value, as: UInt.self, key: key) as! T
-        case .uint8: try native(value, as: UInt8.self, key: key) as! T
-        case .uint16: try native(value, as: UInt16.self, key: key) as! T
-        case .uint32: try native(value, as: UInt32.self, key: key) as! T
-        case .uint64: try native(value, as: UInt64.self, key: key) as! T
+        case .string: try native(value, as: String.self, key: key) as! T  // trap-ok: kind names T
+        case .int: try native(value, as: Int.self, key: key) as! T  // trap-ok: kind names T
+        case .bool: try native(value, as: Bool.self, key: key) as! T  // trap-ok: kind names T
+        case .double: try native(value, as: Double.self, key: key) as! T  // trap-ok: kind names T
+        case .float: try native(value, as: Float.self, key: key) as! T  // trap-ok: kind names T
+        case .date: try native(value, as: Date.self, key: key) as! T  // trap-ok: kind names T
+        case .data: try native(value, as: Data.self, key: key) as! T  // trap-ok: kind names T
+        case .url: try native(value, as: URL.self, key: key) as! T  // trap-ok: kind names T
+        case .int8: try native(value, as: Int8.self, key: key) as! T  // trap-ok: kind names T
+        case .int16: try native(value, as: Int16.self, key: key) as! T  // trap-ok: kind names T
+        case .int32: try native(value, as: Int32.self, key: key) as! T  // trap-ok: kind names T
+        case .int64: try native(value, as: Int64.self, key: key) as! T  // trap-ok: kind names T
+        case .uint: try native(value, as: UInt.self, key: key) as! T  // trap-ok: kind names T
+        case .uint8: try native(value, as: UInt8.self, key: key) as! T  // trap-ok: kind names T
+        case .uint16: try native(value, as: UInt16.self, key: key) as! T  // trap-ok: kind names T
+        case .uint32: try native(value, as: UInt32.self, key: key) as! T  // trap-ok: kind names T
+        case .uint64: try native(value, as: UInt64.self, key: key) as! T  // trap-ok: kind names T
         case .int128, .uint128:
             // Only made where these types exist (see StoredScalarKind.lessCommonWide).
             if #available(macOS 15.0, *), kind == .int128 {
-                try native(value, as: Int128.self, key: key) as! T
+                try native(value, as: Int128.self, key: key) as! T  // trap-ok: kind names T
             } else if #available(macOS 15.0, *) {
-                try native(value, as: UInt128.self, key: key) as! T
+                try native(value, as: UInt128.self, key: key) as! T  // trap-ok: kind names T
             } else {
                 throw mismatch(value, expected: String(describing: T.self), key: key())
             }

@@ -39,7 +39,7 @@ public struct StoredValueEncoder: Sendable {
     public func encode<T: Encodable>(_ value: T) throws -> StoredValue {
         let root = StoredValueEncoding(parent: nil, key: nil)
         do {
-            try root.encode(value)
+            try root.encodeHere(value)
             guard let stored = try root.finish() else {
                 throw StoreError.unrepresentable(key: "", reason: "a property list has no nil; remove the key instead")
             }

@@ -1,70 +1,45 @@
 import Foundation
 
-/// What one encoder has been given so far.
-enum StoredEncodedNode {
-    case value(StoredValue)
-    /// `encodeNil()` / `Optional.none`: a keyed parent omits it, anywhere else it is an error.
-    case null
-    case dictionary(StoredDictionaryBuilder)
-    case array(StoredArrayBuilder)
+/// One key written to a keyed container, in order. `nil` removes the key (`encodeNil`, or an
+/// optional that is `nil`), so a later write to the same key wins, as it would in a dictionary.
+struct StoredKeyedEntry {
+    let key: String
+    var value: StoredValue?
 }
 
-/// The dictionary a keyed container fills. Finished values go straight into `values`; only
-/// nested containers and super encoders, which may still be written to, wait in `pending`, so
-/// the common case builds one dictionary and never converts it.
-final class StoredDictionaryBuilder {
-    var values: [String: StoredValue] = [:]
-    var pending: [String: StoredValueEncoding] = [:]
-
-    func set(_ value: StoredValue?, forKey key: String) {
-        values[key] = value
-        if !pending.isEmpty { pending[key] = nil }
-    }
-
-    func setPending(_ encoder: StoredValueEncoding, forKey key: String) {
-        values[key] = nil
-        pending[key] = encoder
-    }
-
-    func finish() throws -> StoredValue {
-        for (key, encoder) in pending {
-            values[key] = try encoder.finish()
-        }
-        pending = [:]
-        return .dictionary(values)
-    }
-}
-
-/// The array an unkeyed container fills; pending slots hold a placeholder until `finish()`.
-final class StoredArrayBuilder {
-    static let nilReason = "a property list array cannot hold nil; leave the element out or use a sentinel value"
-
-    var values: [StoredValue] = []
-    var pending: [(index: Int, encoder: StoredValueEncoding)] = []
-
-    func finish() throws -> StoredValue {
-        for (index, encoder) in pending {
-            guard let value = try encoder.finish() else {
-                throw StoreError.unrepresentable(
-                    key: StoredCodingPath.string(encoder.codingPath),
-                    reason: StoredArrayBuilder.nilReason
-                )
-            }
-            values[index] = value
-        }
-        pending = []
-        return .array(values)
-    }
-}
-
-/// The `Encoder` handed to `encode(to:)`; it is also its own single-value container.
+/// The `Encoder` handed to `encode(to:)`; it is also its own single-value container and holds
+/// what its keyed or unkeyed container writes.
 ///
-/// Each encoder knows its parent and key instead of carrying a `codingPath` array, so a
-/// nested value costs one small allocation and the path is built only when asked for.
+/// Each encoder knows its parent and key instead of carrying a `codingPath` array, so a nested
+/// value costs one small allocation and the path is built only when asked for. A keyed
+/// container appends to `entries` and the dictionary is built once, at its final size, in
+/// ``finish()``: growing a dictionary key by key rehashes it several times.
 final class StoredValueEncoding: Encoder, SingleValueEncodingContainer {
+    /// What this encoder has been given so far.
+    enum State {
+        case empty
+        case value(StoredValue)
+        /// `encodeNil()` / `Optional.none`: a keyed parent omits it, anywhere else it is an error.
+        case null
+        case keyed
+        case unkeyed
+    }
+
+    static let nilInArrayReason = "a property list array cannot hold nil; leave the element out or use a sentinel value"
+
     let parent: StoredValueEncoding?
     let key: (any CodingKey)?
-    var node: StoredEncodedNode?
+    // The run-time exclusivity check of a class's `var` showed up at several percent of encoding
+    // time. These are only ever accessed one at a time (no `inout` spans a call that could touch
+    // them again), so the static checks are enough.
+    @exclusivity(unchecked) var state = State.empty
+    /// The keyed container's writes, in order.
+    @exclusivity(unchecked) var entries: [StoredKeyedEntry] = []
+    /// The unkeyed container's elements; a pending slot holds a placeholder until ``finish()``.
+    @exclusivity(unchecked) var elements: [StoredValue] = []
+    /// Nested containers and super encoders, which may still be written to after they are
+    /// handed out: their slot in `entries` or `elements` is filled in by ``finish()``.
+    @exclusivity(unchecked) var pending: [(index: Int, encoder: StoredValueEncoding)] = []
 
     init(parent: StoredValueEncoding?, key: (any CodingKey)?) {
         self.parent = parent
@@ -85,49 +60,72 @@ final class StoredValueEncoding: Encoder, SingleValueEncodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         // A class and its superclass may both ask for a keyed container: they share one dictionary.
-        if case .dictionary(let builder) = node {
-            return KeyedEncodingContainer(StoredKeyedEncodingContainer(encoder: self, builder: builder))
+        if case .keyed = state {
+            return KeyedEncodingContainer(StoredKeyedEncodingContainer(encoder: self))
         }
-        let builder = StoredDictionaryBuilder()
-        node = .dictionary(builder)
-        return KeyedEncodingContainer(StoredKeyedEncodingContainer(encoder: self, builder: builder))
+        state = .keyed
+        entries = []
+        entries.reserveCapacity(8)
+        pending = []
+        return KeyedEncodingContainer(StoredKeyedEncodingContainer(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .array(let builder) = node {
-            return StoredUnkeyedEncodingContainer(encoder: self, builder: builder)
+        if case .unkeyed = state {
+            return StoredUnkeyedEncodingContainer(encoder: self)
         }
-        let builder = StoredArrayBuilder()
-        node = .array(builder)
-        return StoredUnkeyedEncodingContainer(encoder: self, builder: builder)
+        state = .unkeyed
+        elements = []
+        pending = []
+        return StoredUnkeyedEncodingContainer(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         self
     }
 
+    /// A nested encoder whose result is collected by ``finish()`` into `index` of `entries` or
+    /// `elements`, whichever this encoder's container writes.
+    func pendingChild(key: some CodingKey, index: Int) -> StoredValueEncoding {
+        let child = StoredValueEncoding(parent: self, key: key)
+        pending.append((index, child))
+        return child
+    }
+
     /// The finished value; `nil` stands for `encodeNil()`. An encoder given nothing at all
     /// yields an empty dictionary, as an empty struct does.
     func finish() throws -> StoredValue? {
-        switch node {
-        case nil: .dictionary([:])
-        case .value(let value): value
-        case .null: nil
-        case .dictionary(let builder): try builder.finish()
-        case .array(let builder): try builder.finish()
+        switch state {
+        case .empty: return .dictionary([:])
+        case .value(let value): return value
+        case .null: return nil
+        case .keyed: return try finishKeyed()
+        case .unkeyed: return try finishUnkeyed()
         }
     }
 
-    /// Encodes one nested value: natively when its type has a ``StoredValue`` case, otherwise
-    /// through its own `encode(to:)` into a child encoder. `nil` stands for `encodeNil()`.
-    /// `key` is generic so that the native path never boxes it into an existential.
-    func box<T: Encodable, Key: CodingKey>(_ value: T, key: Key) throws -> StoredValue? {
-        if let native = value as? any StoredNativeCodable {
-            return try nativeValue(native, key: { key })
+    private func finishKeyed() throws -> StoredValue {
+        for (index, encoder) in pending {
+            entries[index].value = try encoder.finish()
         }
-        let child = StoredValueEncoding(parent: self, key: key)
-        try value.encode(to: child)
-        return try child.finish()
+        var dictionary = [String: StoredValue](minimumCapacity: entries.count)
+        for entry in entries {
+            dictionary[entry.key] = entry.value
+        }
+        return .dictionary(dictionary)
+    }
+
+    private func finishUnkeyed() throws -> StoredValue {
+        for (index, encoder) in pending {
+            guard let value = try encoder.finish() else {
+                throw StoreError.unrepresentable(
+                    key: StoredCodingPath.string(encoder.codingPath),
+                    reason: Self.nilInArrayReason
+                )
+            }
+            elements[index] = value
+        }
+        return .array(elements)
     }
 
     func nativeValue(_ native: some StoredNativeCodable, key: () -> (any CodingKey)?) throws -> StoredValue {
@@ -143,36 +141,32 @@ final class StoredValueEncoding: Encoder, SingleValueEncodingContainer {
     // MARK: SingleValueEncodingContainer
 
     func encodeNil() {
-        node = .null
+        state = .null
     }
 
-    func encode(_ value: Bool) { node = .value(.bool(value)) }
-    func encode(_ value: String) { node = .value(.string(value)) }
-    func encode(_ value: Double) { node = .value(.double(value)) }
-    func encode(_ value: Float) { node = .value(.double(Double(value))) }
-    func encode(_ value: Int) { node = .value(.int(Int64(value))) }
-    func encode(_ value: Int8) { node = .value(.int(Int64(value))) }
-    func encode(_ value: Int16) { node = .value(.int(Int64(value))) }
-    func encode(_ value: Int32) { node = .value(.int(Int64(value))) }
-    func encode(_ value: Int64) { node = .value(.int(value)) }
-    func encode(_ value: UInt) { node = .value(StoredValue(UInt64(value))) }
-    func encode(_ value: UInt8) { node = .value(.int(Int64(value))) }
-    func encode(_ value: UInt16) { node = .value(.int(Int64(value))) }
-    func encode(_ value: UInt32) { node = .value(.int(Int64(value))) }
-    func encode(_ value: UInt64) { node = .value(StoredValue(value)) }
+    func encode(_ value: Bool) { state = .value(.bool(value)) }
+    func encode(_ value: String) { state = .value(.string(value)) }
+    func encode(_ value: Double) { state = .value(.double(value)) }
+    func encode(_ value: Float) { state = .value(.double(Double(value))) }
+    func encode(_ value: Int) { state = .value(.int(Int64(value))) }
+    func encode(_ value: Int8) { state = .value(.int(Int64(value))) }
+    func encode(_ value: Int16) { state = .value(.int(Int64(value))) }
+    func encode(_ value: Int32) { state = .value(.int(Int64(value))) }
+    func encode(_ value: Int64) { state = .value(.int(value)) }
+    func encode(_ value: UInt) { state = .value(StoredValue(UInt64(value))) }
+    func encode(_ value: UInt8) { state = .value(.int(Int64(value))) }
+    func encode(_ value: UInt16) { state = .value(.int(Int64(value))) }
+    func encode(_ value: UInt32) { state = .value(.int(Int64(value))) }
+    func encode(_ value: UInt64) { state = .value(StoredValue(value)) }
 
     @available(macOS 15.0, *)
-    func encode(_ value: Int128) throws { node = .value(try nativeValue(value, key: { nil })) }
+    func encode(_ value: Int128) throws { state = .value(try nativeValue(value, key: { nil })) }
 
     @available(macOS 15.0, *)
-    func encode(_ value: UInt128) throws { node = .value(try nativeValue(value, key: { nil })) }
+    func encode(_ value: UInt128) throws { state = .value(try nativeValue(value, key: { nil })) }
 
     func encode<T: Encodable>(_ value: T) throws {
-        if let native = value as? any StoredNativeCodable {
-            node = .value(try nativeValue(native, key: { nil }))
-            return
-        }
         // The value encodes into this same encoder: a single-value wrapper adds no level.
-        try value.encode(to: self)
+        try encodeHere(value)
     }
 }
