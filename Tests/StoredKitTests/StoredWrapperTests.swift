@@ -139,3 +139,31 @@ struct StoredWrapperTests {
         #expect(fired.values == [true])
     }
 }
+
+/// A view model as an app on Apple platforms would write it.
+@Observable
+final class SettingsModel {
+    @ObservationIgnored @Stored<Int> var launchCount: Int
+    var unrelated = 0
+
+    init(store: PreferenceStore) {
+        _launchCount = Stored(wrappedValue: 0, "launchCount", store: store)
+    }
+}
+
+@Suite("@Stored inside an @Observable model")
+struct ObservableModelTests {
+    @Test func modelReadersAreToldWhenTheStoredValueChanges() {
+        let store = PreferenceStore.inMemory()
+        let model = SettingsModel(store: store)
+        let fired = Recorder<Bool>()
+        withObservationTracking {
+            _ = model.launchCount
+        } onChange: {
+            fired.append(true)
+        }
+        store.set(7, forKey: "launchCount")  // a write from anywhere, not through the model
+        #expect(fired.values == [true])
+        #expect(model.launchCount == 7)
+    }
+}
