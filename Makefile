@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: demo test bench bench-quick deps lint
+.PHONY: demo test bench bench-quick deps lint torture fuzz
 
 ## Run the demo: a sidebar whose customization persists in an embedded SQLite store.
 demo: deps
@@ -18,9 +18,19 @@ bench: deps
 bench-quick: deps
 	$(SWIFT) run -c release stored-bench --quick
 
+## Reliability figures (RELIABILITY.md): every torture scenario at full size, about 10 minutes.
+torture: deps
+	$(SWIFT) build -c release --product stored-torture
+	.build/release/stored-torture all
+
+## Fuzz each target for FUZZ_SECONDS (default 600) from the seeds in Fuzz/corpus; fails on any crash.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	Fuzz/fuzz.sh all $(FUZZ_SECONDS)
+
 ## Check formatting.
 lint:
-	$(SWIFT) format lint -r Sources Tests Benchmarks
+	$(SWIFT) format lint -r Sources Tests Benchmarks Fuzz/Targets
 
 ## Debian packages the build needs: SQLite's headers (found through pkg-config).
 deps:

@@ -30,7 +30,8 @@ let package = Package(
         .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
         .testTarget(name: "StoredCLITests", dependencies: ["stored"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper"]),
+        .executableTarget(name: "stored-torture", dependencies: ["StoredKit"], path: "Tests/StoredTorture"),
+        .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper", "stored-torture"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -47,7 +47,7 @@ enum AtomicFile {
         }
         try writeAll(data, to: descriptor, path: path)
         try setMode(of: descriptor, like: existing, path: path)
-        guard SystemCall.retryingInterrupts({ fsync(descriptor) }) == 0 else {
+        guard SystemCall.retryingInterrupts({ SystemCall.sync(descriptor) }) == 0 else {
             throw StoreError.io(path: path, operation: "sync", errno: errno)
         }
         guard rename(temporaryPath, path) == 0 else {
@@ -130,7 +130,7 @@ enum AtomicFile {
         }
         defer { close(descriptor) }
         // Some file systems cannot sync a directory (EINVAL); the rename is then as durable as they allow.
-        if SystemCall.retryingInterrupts({ fsync(descriptor) }) != 0, errno != EINVAL {
+        if SystemCall.retryingInterrupts({ SystemCall.sync(descriptor) }) != 0, errno != EINVAL {
             throw StoreError.io(path: path, operation: "sync the directory of", errno: errno)
         }
     }

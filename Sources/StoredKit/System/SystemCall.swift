@@ -17,7 +17,19 @@ enum SystemCall {
 
     /// One `write(2)`, reachable from types that have a `write` method of their own.
     static func writeSome(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        if let faults = FileFaults.active { return faults.write(descriptor, bytes, count) }
+        return write(descriptor, bytes, count)
+    }
+
+    /// `write(2)` itself, for ``FileFaults``.
+    static func unfaultedWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
         write(descriptor, bytes, count)
+    }
+
+    /// One `fsync(2)` (or the injected failure of ``FileFaults``).
+    static func sync(_ descriptor: Int32) -> Int32 {
+        if let faults = FileFaults.active { return faults.sync(descriptor) }
+        return fsync(descriptor)
     }
 
     /// One `read(2)`, reachable from types that have a `read` method of their own.

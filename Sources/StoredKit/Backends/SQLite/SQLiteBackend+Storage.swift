@@ -1,3 +1,4 @@
+internal import CStoredSQLite
 import Foundation
 
 #if canImport(Glibc)
@@ -35,7 +36,7 @@ extension SQLiteBackend {
     private func openAndLoad(_ state: inout State) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
         try checkOwnership(connection)
-        let mode = try connection.scalar("PRAGMA journal_mode = WAL")
+        let mode = try switchToWriteAheadLog(connection)
         guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
             let name = (path as NSString).lastPathComponent
             throw StoreError.sqlite(
@@ -56,12 +57,37 @@ extension SQLiteBackend {
         return connection
     }
 
+    /// Switching a new file to WAL needs it to itself for a moment. When several processes open
+    /// a new file at once, SQLite answers some of them "busy" immediately instead of waiting
+    /// (waiting could deadlock), so try again shortly, within the usual busy timeout.
+    private func switchToWriteAheadLog(_ connection: SQLiteConnection) throws -> SQLiteColumnValue? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(SQLiteConnection.busyTimeoutMilliseconds))
+        while true {
+            do {
+                return try connection.scalar("PRAGMA journal_mode = WAL")
+            } catch StoreError.sqlite(_, let code, _) where code & 0xFF == SQLITE_BUSY && ContinuousClock.now < deadline {
+                usleep(UInt32.random(in: 1_000...10_000))
+            }
+        }
+    }
+
     /// Refuses another program's database before anything (even the journal mode) is changed:
     /// a file is ours when it carries our application ID, or when it is still empty.
     private func checkOwnership(_ connection: SQLiteConnection) throws {
-        let applicationID = try connection.integerPragma("application_id")
+        // Both facts from one snapshot: another process may be creating the schema right now, and
+        // two separate reads could see its tables but not yet its application ID.
+        try connection.run("BEGIN")
+        let applicationID: Int64
+        let isEmpty: Bool
+        do {
+            applicationID = try connection.integerPragma("application_id")
+            isEmpty = try connection.scalar("SELECT count(*) FROM sqlite_schema") == .integer(0)
+            try connection.run("COMMIT")
+        } catch {
+            connection.rollback()
+            throw error
+        }
         if applicationID == Int64(SQLiteSchema.applicationID) { return }
-        let isEmpty = try connection.scalar("SELECT count(*) FROM sqlite_schema") == .integer(0)
         guard applicationID == 0, isEmpty else {
             throw StoreError.sqlite(
                 path: path, code: 1,

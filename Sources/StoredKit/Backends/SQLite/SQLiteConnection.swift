@@ -42,7 +42,16 @@ final class SQLiteConnection {
             throw error
         }
         handle = opened
-        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        // Not sqlite3_busy_timeout: it sleeps ever longer (up to 100 ms) between tries, so one of
+        // several busy writers can miss every release for the whole timeout (seen with 8 processes
+        // updating one key). Short jittered sleeps give each waiter a fair chance in the same time.
+        sqlite3_busy_handler(
+            handle,
+            { _, attempts in
+                guard attempts < SQLiteConnection.busyTimeoutMilliseconds / 2 else { return 0 }
+                usleep(UInt32.random(in: 1_000...3_000))  // 2 ms on average
+                return 1
+            }, nil)
     }
 
     /// SQLite retries a failed create read-only and reports that attempt's ENOENT; the real

@@ -1,0 +1,33 @@
+import Foundation
+
+/// The hidden `--child` commands: the side of each scenario that runs in a separate process.
+enum ChildCommand {
+    static func run(_ arguments: [String]) throws {
+        func argument(_ index: Int) throws -> String {
+            guard index < arguments.count else { throw TortureError("child \(arguments): missing argument \(index)") }
+            return arguments[index]
+        }
+        func number(_ index: Int) throws -> Int {
+            guard let value = Int(try argument(index)) else {
+                throw TortureError("child \(arguments): argument \(index) is not a number")
+            }
+            return value
+        }
+        switch try argument(0) {
+        case "write-loop":
+            try WriteLoop.run(path: try argument(1), durability: try argument(2))
+        case "increment", "distinct-keys":
+            try ContentionScenario.child(mode: arguments[0], path: try argument(1), index: try number(2), count: try number(3))
+        case "corruption-cases":
+            try CorruptionScenario.child(
+                samplePath: try argument(1), step: try number(2), flips: try number(3),
+                seed: UInt64(try argument(4)) ?? 0, start: try number(5))
+        case "fault-write":
+            FaultScenario.child(path: try argument(1), fileSizeLimit: try number(2), seed: UInt64(try argument(3)) ?? 0)
+        case "migrate":
+            try MigrationCrashScenario.child(path: try argument(1))
+        default:
+            throw TortureError("unknown child command \(arguments)")
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import StoredKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The store files every scenario runs against.
+enum StoreKind: String, CaseIterable {
+    case plist
+    case sqlite
+
+    /// The file name; its extension picks the backend in `PreferenceStore(fileAt:)`.
+    var fileName: String { "prefs.\(rawValue)" }
+}
+
+/// A fresh directory under the system temporary directory, removed on release.
+final class ScratchDirectory {
+    let path: String
+
+    init(_ label: String) throws {
+        path = FileManager.default.temporaryDirectory.appending(path: "stored-torture-\(label)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Empties the directory for the next trial.
+    func clear() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+            try FileManager.default.removeItem(atPath: file(name))
+        }
+    }
+
+    /// Names in the directory other than the store itself and the companions it keeps while
+    /// closed or open: `<store>.lock` (plist), `<store>-wal` and `<store>-shm` (SQLite).
+    func leftovers(besides store: String) throws -> [String] {
+        let allowed: Set<String> = [store, store + ".lock", store + "-wal", store + "-shm"]
+        return try FileManager.default.contentsOfDirectory(atPath: path).filter { !allowed.contains($0) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// One scenario's result line, printed as `<label>: <count> <noun>, <figure>, ...`, and whether any
+/// figure that must be zero was not.
+struct FigureLine {
+    let label: String
+    var parts: [String] = []
+    var failed = false
+
+    init(_ label: String) { self.label = label }
+
+    /// A figure that must be zero.
+    mutating func mustBeZero(_ count: Int, _ noun: String) {
+        parts.append("\(count) \(noun)")
+        if count != 0 { failed = true }
+    }
+
+    /// A figure that describes without judging.
+    mutating func info(_ text: String) { parts.append(text) }
+
+    func print() {
+        say("\(label): " + parts.joined(separator: ", ") + (failed ? "  FAILED" : ""))
+    }
+}
+
+/// Writes one line to stdout at once, so a parent that kills this process knows exactly what was said.
+func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    bytes.withUnsafeBytes { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(1, base + offset, buffer.count - offset)
+            if written <= 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+/// Reports a harness problem on stderr.
+func complain(_ message: String) {
+    FileHandle.standardError.write(Data(("stored-torture: " + message + "\n").utf8))
+}
+
+/// The error of a failed call as text, and whether it names `path` so a user knows which file it is about.
+func describe(_ error: any Error, naming path: String) -> (text: String, isClear: Bool) {
+    let text = "\(error)"
+    return (text, text.contains(path))
+}
+
+/// Runs a command-line tool (mount, chattr) and returns whether it succeeded.
+@discardableResult
+func runTool(_ arguments: [String]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
+/// A seedable random number generator (SplitMix64) so corruption cases can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}

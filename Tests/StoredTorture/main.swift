@@ -1,0 +1,81 @@
+import Foundation
+
+// stored-torture: reliability scenarios for StoredKit, each printing one figure line per
+// configuration and exiting non-zero when any loss, corruption or crash figure is not zero.
+// `--child ...` runs one side of a scenario in a child process (spawned by the parent).
+
+let usage = """
+    usage: stored-torture SCENARIO [COUNT] [--backend plist|sqlite] [--seed N]
+      kill [TRIALS=1000] [--durability deferred|immediate]   kill -9 a writer at random moments
+      contention [COUNT=1000] [--processes 8]                 P processes × COUNT updates / keys
+      corruption [FLIPS=1000] [--step 1]                      every-offset truncation + FLIPS bit-flip cases
+      faults [CASES=50]                                       disk full, read-only directory, fsync failure, short writes
+      migration [TRIALS=200]                                  kill -9 during a migration
+      all [--small]                                           every scenario (small counts with --small)
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func count(default value: Int) -> Int {
+    arguments.count > 1 ? Int(arguments[1]) ?? value : value
+}
+
+if arguments.first == "--child" {
+    do {
+        try ChildCommand.run(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        complain("child \(arguments.dropFirst().first ?? ""): \(error)")
+        exit(3)
+    }
+}
+
+let kinds = option("--backend").flatMap(StoreKind.init(rawValue:)).map { [$0] } ?? StoreKind.allCases
+let seed = option("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
+let small = arguments.contains("--small")
+
+do {
+    let passed: Bool
+    switch arguments.first {
+    case "kill":
+        let durabilities = option("--durability").map { [$0] } ?? ["deferred", "immediate"]
+        passed = try KillScenario.run(trials: count(default: 1000), kinds: kinds, durabilities: durabilities)
+    case "contention":
+        let processes = option("--processes").flatMap(Int.init) ?? 8
+        passed = try ContentionScenario.run(processes: processes, count: count(default: 1000), kinds: kinds)
+    case "corruption":
+        let step = option("--step").flatMap(Int.init) ?? 1
+        let samples =
+            option("--backend") == "plist"
+            ? [.plistXML, .plistBinary] : option("--backend") == "sqlite" ? [.sqlite] : SampleStore.allCases
+        say("corruption seed \(seed)")
+        passed = try CorruptionScenario.run(flips: count(default: 1000), step: max(step, 1), seed: seed, samples: samples)
+    case "faults":
+        say("faults seed \(seed)")
+        passed = try FaultScenario.run(cases: count(default: 50), seed: seed)
+    case "migration":
+        passed = try MigrationCrashScenario.run(trials: count(default: 200), kinds: kinds)
+    case "all":
+        say("seed \(seed)")
+        let results = [
+            try KillScenario.run(trials: small ? 8 : 1000, kinds: kinds, durabilities: ["deferred", "immediate"]),
+            try ContentionScenario.run(processes: small ? 3 : 8, count: small ? 30 : 1000, kinds: kinds),
+            try CorruptionScenario.run(flips: small ? 40 : 1000, step: small ? 61 : 1, seed: seed, samples: SampleStore.allCases),
+            try FaultScenario.run(cases: small ? 3 : 50, seed: seed),
+            try MigrationCrashScenario.run(trials: small ? 6 : 200, kinds: kinds),
+        ]
+        passed = !results.contains(false)
+    default:
+        say(usage)
+        exit(arguments.isEmpty || arguments.first == "--help" ? 0 : 64)
+    }
+    exit(passed ? 0 : 1)
+} catch {
+    complain("\(error)")
+    exit(2)
+}
