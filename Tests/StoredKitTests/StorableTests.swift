@@ -60,6 +60,14 @@ struct StorableTests {
         #expect(roundTrip([["x": [true, false]]]) == [["x": [true, false]]])
     }
 
+    @Test func equalSetsStoreEqualArrays() {
+        var grown = Set<String>(minimumCapacity: 64)
+        for letter in ["d", "a", "c", "b"] { grown.insert(letter) }
+        let literal: Set<String> = ["a", "b", "c", "d"]
+        #expect(grown.storedValue == literal.storedValue)
+        #expect(literal.storedValue == .array(["a", "b", "c", "d"].map(StoredValue.string)))
+    }
+
     @Test func narrowIntegerRefusesOutOfRangeInsteadOfTrapping() {
         let store = PreferenceStore.inMemory()
         store.set(300, forKey: "small")

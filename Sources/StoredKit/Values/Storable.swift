@@ -248,12 +248,16 @@ extension Set: Storable where Element: Storable {
     public init(storedValue: StoredValue) throws {
         self = Set(try [Element](storedValue: storedValue))
     }
-    /// `.array` of the elements, in the set's order.
+    /// `.array` of the elements in a canonical order (sorted by their text), so equal sets store
+    /// equal arrays: a set's own order depends on its history and on the process's hash seed, and
+    /// an equal set written from another process must not count as a change.
     ///
     /// ```swift
-    /// Set([1]).storedValue  //=> .array([.int(1)])
+    /// Set(["b", "a"]).storedValue  //=> .array([.string("a"), .string("b")])
     /// ```
-    public var storedValue: StoredValue { .array(map(\.storedValue)) }
+    public var storedValue: StoredValue {
+        .array(map(\.storedValue).sorted { $0.description < $1.description })
+    }
 }
 
 extension Dictionary: Storable where Key == String, Value: Storable {

@@ -156,14 +156,14 @@ extension SQLiteBackend {
             if let sequence { try statement.bind(.integer(sequence)) }
             while try statement.step() {
                 let key = statement.text(at: 0)
-                let type = statement.text(at: 1)
                 let column = statement.value(at: 2)
-                if let value = SQLiteValueColumns.value(type: type, column: column) {
+                let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
+                if let value = SQLiteValueColumns.value(kind: kind, column: column) {
                     values[key] = value
                 } else {
                     // Left in the file untouched; the key reads as absent until the app writes it.
                     values[key] = nil
-                    events.append(.decodingFailed(key: key, expected: type, found: column.summary))
+                    events.append(.decodingFailed(key: key, expected: statement.text(at: 1), found: column.summary))
                 }
             }
         }

@@ -88,6 +88,12 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: characters, count: count), as: UTF8.self)
     }
 
+    /// The column's text bytes, valid only inside `body` (no `String` is made).
+    func withBytes<R>(at column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let count = Int(sqlite3_column_bytes(pointer, column))
+        return body(UnsafeBufferPointer(start: sqlite3_column_text(pointer, column), count: count))
+    }
+
     func value(at column: Int32) -> SQLiteColumnValue {
         switch sqlite3_column_type(pointer, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(pointer, column))

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// How a ``StoredValue`` is laid out in the `type` and `value` columns of the `preferences` table.
 ///
 /// Scalars use SQLite's native types so that queries read naturally; the `type` column keeps
@@ -32,29 +36,54 @@ enum SQLiteValueColumns {
         }
     }
 
+    /// The `type` column's values. Rows are read by the thousand at open, so the type is told
+    /// from its bytes (length, then content) instead of matching a `String` against each name.
+    enum Kind {
+        case bool, int, uint, double, string, data, date, array, dictionary
+
+        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+            func equals(_ name: StaticString) -> Bool {
+                guard let start = bytes.baseAddress, name.utf8CodeUnitCount == bytes.count else { return false }
+                return memcmp(name.utf8Start, start, bytes.count) == 0
+            }
+            switch bytes.count {
+            case 3 where equals("int"): self = .int
+            case 4 where equals("bool"): self = .bool
+            case 4 where equals("uint"): self = .uint
+            case 4 where equals("data"): self = .data
+            case 4 where equals("date"): self = .date
+            case 5 where equals("array"): self = .array
+            case 6 where equals("double"): self = .double
+            case 6 where equals("string"): self = .string
+            case 10 where equals("dictionary"): self = .dictionary
+            default: return nil
+            }
+        }
+    }
+
     /// The value stored as `type` and `column`, or nil when they do not match (a hand-edited row).
     ///
     /// Lenient where the meaning is clear: a REAL date is seconds since 1970, an INTEGER double is
     /// that number.
-    static func value(type: String, column: SQLiteColumnValue) -> StoredValue? {
-        switch (type, column) {
-        case ("bool", .integer(let number)) where number == 0 || number == 1: return .bool(number == 1)
-        case ("int", .integer(let number)): return .int(number)
-        case ("uint", .text(let text)): return UInt64(text).map(StoredValue.init)
-        case ("double", .real(let number)): return .double(number)
-        case ("double", .integer(let number)): return .double(Double(number))
-        case ("double", .text(let text)): return StoredValueText.double(from: text).map(StoredValue.double)
-        case ("string", .text(let text)): return .string(text)
-        case ("data", .blob(let data)): return .data(data)
-        case ("date", .text(let text)): return StoredValueText.date(from: text).map(StoredValue.date)
-        case ("date", .real(let seconds)): return .date(Date(timeIntervalSince1970: seconds))
-        case ("date", .integer(let seconds)): return .date(Date(timeIntervalSince1970: Double(seconds)))
-        case ("array", .text(let text)), ("dictionary", .text(let text)):
-            guard let decoded = try? StoredValueJSON.decode(text) else { return nil }
-            switch (type, decoded) {
-            case ("array", .array), ("dictionary", .dictionary): return decoded
-            default: return nil
-            }
+    static func value(kind: Kind?, column: SQLiteColumnValue) -> StoredValue? {
+        switch (kind, column) {
+        case (.bool, .integer(let number)) where number == 0 || number == 1: return .bool(number == 1)
+        case (.int, .integer(let number)): return .int(number)
+        case (.uint, .text(let text)): return UInt64(text).map(StoredValue.init)
+        case (.double, .real(let number)): return .double(number)
+        case (.double, .integer(let number)): return .double(Double(number))
+        case (.double, .text(let text)): return StoredValueText.double(from: text).map(StoredValue.double)
+        case (.string, .text(let text)): return .string(text)
+        case (.data, .blob(let data)): return .data(data)
+        case (.date, .text(let text)): return StoredValueText.date(from: text).map(StoredValue.date)
+        case (.date, .real(let seconds)): return .date(Date(timeIntervalSince1970: seconds))
+        case (.date, .integer(let seconds)): return .date(Date(timeIntervalSince1970: Double(seconds)))
+        case (.array, .text(let text)):
+            guard case .array(let values)? = try? StoredValueJSON.decode(text) else { return nil }
+            return .array(values)
+        case (.dictionary, .text(let text)):
+            guard case .dictionary(let values)? = try? StoredValueJSON.decode(text) else { return nil }
+            return .dictionary(values)
         default: return nil
         }
     }
