@@ -28,7 +28,13 @@ extension PreferenceAccess {
     /// store.set(["home", "search"], forKey: "tabs")
     /// ```
     public func set<Value: Codable & Sendable>(_ value: Value, forKey key: String) {
-        write(value, forKey: key, coder: .codable())
+        // Storable values convert directly; building a coder (two type checks, two closures)
+        // would cost more than the rest of the write.
+        if let storable = value as? any Storable {
+            setStoredValue(storable.storedValue, forKey: key)
+        } else {
+            write(value, forKey: key, coder: .codable())
+        }
     }
 
     /// Stores a `RawRepresentable` value by its raw value.
@@ -58,7 +64,12 @@ extension PreferenceAccess {
     /// store.value(forKey: "count", as: Int.self)  //=> 3
     /// ```
     public func value<Value: Codable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
-        read(key, coder: .codable())
+        guard let storable = Value.self as? any Storable.Type else { return read(key, coder: .codable()) }
+        // Storable values convert directly, without building a coder (as in `set`).
+        guard let stored = storedValue(forKey: key) else { return nil }
+        if let value = (try? storable.init(storedValue: stored)) as? Value { return value }
+        decodingFailed(forKey: key, expected: String(describing: Value.self), found: stored)
+        return nil
     }
 
     /// The `RawRepresentable` value stored under `key`.

@@ -8,7 +8,7 @@ extension PreferenceStore: PreferenceAccess {
     /// store.setStoredValue(.int(3), forKey: "count")
     /// ```
     public func setStoredValue(_ value: StoredValue?, forKey key: String) {
-        apply([key: value])
+        apply(value, forKey: key)
     }
 
     /// Reports a value that could not be encoded; nothing was written.

@@ -46,12 +46,11 @@ final class ReadOnlyBackend: Backend {
 }
 
 extension PreferenceStore {
-    /// Refuses local changes of a read-only store: memory stays as it is and the refusal is reported.
-    /// Returns whether the changes were refused.
-    func refuseIfReadOnly(_ changes: [String: StoredValue?]) -> Bool {
+    /// Refuses a local change of a read-only store: memory stays as it is and the refusal is reported.
+    /// Returns whether the change was refused.
+    func refuseIfReadOnly(_ value: StoredValue?, forKey key: String) -> Bool {
         guard isReadOnly else { return false }
-        let changesSomething = state.withLock { state in changes.contains { key, value in state.values[key] != value } }
-        if changesSomething { report(.commitFailed(.readOnly(path: backend.location))) }
+        if state.withLock({ $0.values[key] != value }) { report(.commitFailed(.readOnly(path: backend.location))) }
         return true
     }
 }

@@ -164,21 +164,21 @@ public final class PreferenceStore: Sendable {
 
     // MARK: - The write path
 
-    /// Applies local changes in memory, queues them for the backend and notifies observers.
-    /// Values equal to what is stored change nothing: no notification, no backend write.
-    func apply(_ changes: [String: StoredValue?]) {
-        if refuseIfReadOnly(changes) { return }
-        let changedSlots = state.withLock { state -> [KeySlot] in
+    /// Applies a local change in memory, queues it for the backend and notifies observers.
+    /// A value equal to what is stored changes nothing: no notification, no backend write.
+    func apply(_ newValue: StoredValue?, forKey key: String) {
+        if refuseIfReadOnly(newValue, forKey: key) { return }
+        let changedSlots = state.withLock { state -> [KeySlot]? in
             var slots: [KeySlot] = []
-            for (key, newValue) in changes where state.change(key, to: newValue, origin: .local, slots: &slots) {
-                state.pending[key] = .some(newValue)
-            }
-            if !changes.isEmpty, durability == .deferred, !state.flushScheduled, !state.pending.isEmpty {
+            guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return nil }
+            state.pending[key] = .some(newValue)
+            if durability == .deferred, !state.flushScheduled {
                 state.flushScheduled = true
                 scheduleFlush()
             }
             return slots
         }
+        guard let changedSlots else { return }
         for slot in changedSlots { slot.markChanged() }
         deliverChanges()
         if durability == .immediate {
