@@ -139,6 +139,10 @@ extension SQLiteBackend {
             try readRows(SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents, connection)
         } else {
             snapshot = BackendSnapshot()
+            // Sized once up front: growing a 10k-key dictionary row by row rehashes it many times.
+            if case .integer(let rows) = try connection.scalar(SQLiteSchema.countRows) {
+                snapshot.values.reserveCapacity(Int(rows))
+            }
             try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &state.pendingEvents, connection)
         }
         snapshot.schemaVersion = Int(try connection.integerPragma("user_version"))

@@ -66,6 +66,7 @@ enum SQLiteSchema {
                    (SELECT coalesce(max(change_seq), 0) FROM removed_keys))
         """
     static let selectAll = "SELECT key, type, value FROM preferences"
+    static let countRows = "SELECT count(*) FROM preferences"
     static let selectChanged = "SELECT key, type, value FROM preferences WHERE change_seq > ?1"
     static let selectRemoved = """
         SELECT key FROM removed_keys WHERE change_seq > ?1 AND key NOT IN (SELECT key FROM preferences)
