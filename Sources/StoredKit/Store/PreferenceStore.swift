@@ -46,7 +46,6 @@ public final class PreferenceStore: Sendable {
         var reloadScheduled = false
         var observers = ObserverTable()
         var isWatching = false
-        var isClosed = false
         /// Changes waiting to be delivered, in the order they happened.
         var deliveries: [Delivery] = []
         var isDelivering = false
@@ -182,7 +181,7 @@ public final class PreferenceStore: Sendable {
         for slot in changedSlots { slot.markChanged() }
         deliverChanges()
         if durability == .immediate {
-            do { try flush() } catch {}  // reported by flush; the values stay pending for the next flush
+            try? flush()  // reported by flush; the values stay pending for the next flush
         }
     }
 
