@@ -56,7 +56,7 @@ do {
     }
     try store.flush()
     print(app.render())
-    print("\nThe raw stored value: stored read \(storeURL.path) sidebar")
+    print("\nThe raw stored value: swift run stored read \(storeURL.path) sidebar")
 } catch DemoError.help {
     print(DemoCommand.usage)
 } catch DemoError.usage(let message) {
