@@ -121,29 +121,35 @@ extension SQLiteBackend {
     /// Brings `state.cached` up to date inside the caller's transaction. Returns whether another
     /// connection had committed since the last refresh.
     ///
-    /// Only rows with a `change_seq` above the last one seen are read, unless there is no
-    /// snapshot yet or the sequence went backwards (the file was replaced or restored).
+    /// Only rows with a `change_seq` above the last one seen are read, and the largest of those is
+    /// the new last sequence. Everything is read when there is no snapshot yet or the sequence went
+    /// backwards (the file was replaced or restored), which only a reload that found nothing newer checks.
     func refresh(_ state: inout State, _ connection: SQLiteConnection) throws -> Bool {
         let dataVersion = try connection.dataVersion()
         if state.cached != nil && dataVersion == state.loadedDataVersion { return false }
-        let maximum = try maximumSequence(connection)
-        var snapshot: BackendSnapshot
+        var snapshot = BackendSnapshot()
+        var maximum: Int64
         // Taking the cached snapshot out of `state` lets the dictionary be updated in place.
-        if state.cached != nil, maximum >= state.lastSequence, let cached = state.cached.take() {
+        if let cached = state.cached.take() {
             snapshot = cached
             let since = state.lastSequence
+            maximum = since
             try connection.withStatement(SQLiteSchema.selectRemoved) { statement in
                 try statement.bind(.integer(since))
-                while try statement.step() { snapshot.values[statement.text(at: 0)] = nil }
+                while try statement.step() {
+                    snapshot.values[statement.text(at: 0)] = nil
+                    if case .integer(let sequence) = statement.value(at: 1) { maximum = max(maximum, sequence) }
+                }
             }
-            try readRows(SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents, connection)
+            maximum = max(
+                maximum,
+                try readRows(SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents, connection))
+            if maximum == since, try maximumSequence(connection) < since {
+                snapshot = BackendSnapshot()
+                maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
+            }
         } else {
-            snapshot = BackendSnapshot()
-            // Sized once up front: growing a 10k-key dictionary row by row rehashes it many times.
-            if case .integer(let rows) = try connection.scalar(SQLiteSchema.countRows) {
-                snapshot.values.reserveCapacity(Int(rows))
-            }
-            try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &state.pendingEvents, connection)
+            maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
         }
         snapshot.schemaVersion = Int(try connection.integerPragma("user_version"))
         state.cached = snapshot
@@ -152,16 +158,32 @@ extension SQLiteBackend {
         return true
     }
 
+    /// Reads every row into the empty `snapshot`; returns the largest sequence in either table.
+    private func readEverything(
+        into snapshot: inout BackendSnapshot, _ events: inout [StoreEvent], _ connection: SQLiteConnection
+    ) throws -> Int64 {
+        // Sized once up front: growing a 10k-key dictionary row by row rehashes it many times.
+        if case .integer(let rows) = try connection.scalar(SQLiteSchema.countRows) {
+            snapshot.values.reserveCapacity(Int(rows))
+        }
+        let rows = try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &events, connection)
+        guard case .integer(let removed) = try connection.scalar(SQLiteSchema.maximumRemovedSequence) else { return rows }
+        return max(rows, removed)
+    }
+
+    /// Reads `sql`'s rows into `values`; returns the largest `change_seq` among them (0 when none).
     private func readRows(
         _ sql: String, since sequence: Int64?, into values: inout [String: StoredValue], _ events: inout [StoreEvent],
         _ connection: SQLiteConnection
-    ) throws {
+    ) throws -> Int64 {
+        var maximum: Int64 = 0
         try connection.withStatement(sql) { statement in
             if let sequence { try statement.bind(.integer(sequence)) }
             while try statement.step() {
                 let key = statement.text(at: 0)
                 let column = statement.value(at: 2)
                 let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
+                if case .integer(let rowSequence) = statement.value(at: 3) { maximum = max(maximum, rowSequence) }
                 if let value = SQLiteValueColumns.value(kind: kind, column: column) {
                     values[key] = value
                 } else {
@@ -171,12 +193,18 @@ extension SQLiteBackend {
                 }
             }
         }
+        return maximum
     }
 
     /// Writes `changes` in the caller's transaction; returns the new largest change sequence.
-    func write(_ changes: BackendChanges, _ connection: SQLiteConnection) throws -> Int64 {
-        let sequence = try maximumSequence(connection) + 1
-        guard !changes.isEmpty else { return sequence - 1 }
+    ///
+    /// `knownMaximum` is the largest sequence in the file when the caller knows it (a snapshot that
+    /// `refresh` just confirmed current inside this write transaction); without it, a scan finds it.
+    func write(_ changes: BackendChanges, knownMaximum: Int64?, _ connection: SQLiteConnection) throws -> Int64 {
+        let previous = try knownMaximum ?? maximumSequence(connection)
+        guard !changes.isEmpty else { return previous }
+        let sequence = previous + 1
+        var largest = sequence
         let now = Date().timeIntervalSince1970
         for (key, value) in changes.values {
             if let value {
@@ -186,10 +214,7 @@ extension SQLiteBackend {
                     try statement.run()
                 }
             } else {
-                try connection.withStatement(SQLiteSchema.delete) { statement in
-                    try statement.bind(.text(key))
-                    try statement.run()
-                }
+                largest = max(largest, try remove(key, sequence: sequence, connection))
             }
         }
         if let version = changes.schemaVersion {
@@ -199,8 +224,24 @@ extension SQLiteBackend {
             }
             try connection.execute("PRAGMA user_version = \(storable)")
         }
-        // Deletes take their sequence in a trigger, possibly above `sequence`.
-        return try maximumSequence(connection)
+        return largest
+    }
+
+    /// Deletes `key` with its tombstone at `sequence`; returns the tombstone's final sequence.
+    private func remove(_ key: String, sequence: Int64, _ connection: SQLiteConnection) throws -> Int64 {
+        try connection.withStatement(SQLiteSchema.recordRemoval) { statement in
+            try statement.bind(.text(key), .integer(sequence))
+            try statement.run()
+        }
+        try connection.withStatement(SQLiteSchema.delete) { statement in
+            try statement.bind(.text(key))
+            try statement.run()
+        }
+        return try connection.withStatement(SQLiteSchema.removedSequence) { statement in
+            try statement.bind(.text(key))
+            guard try statement.step(), case .integer(let stored) = statement.value(at: 0) else { return sequence }
+            return stored
+        }
     }
 
     private func maximumSequence(_ connection: SQLiteConnection) throws -> Int64 {
@@ -242,6 +283,11 @@ extension SQLiteBackend {
 }
 
 extension SQLiteBackend.State {
+    /// The largest sequence in the file, valid right after `refresh` inside a write transaction:
+    /// with a snapshot, `lastSequence` was either just reloaded or set by our own last commit,
+    /// and the unchanged `data_version` says nobody committed since.
+    var knownMaximumSequence: Int64? { cached != nil ? lastSequence : nil }
+
     /// Folds a committed batch into the cached snapshot; our own commits do not move `data_version`.
     mutating func recordCommitted(_ changes: BackendChanges, sequence: Int64) {
         guard var snapshot = cached else { return }

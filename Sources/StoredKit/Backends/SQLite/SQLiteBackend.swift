@@ -103,7 +103,7 @@ public final class SQLiteBackend: Backend {
             do {
                 // Without a snapshot there is nothing to merge into: the next load reads everything.
                 let externalChange = state.cached != nil ? try refresh(&state, connection) : false
-                let sequence = try write(changes, connection)
+                let sequence = try write(changes, knownMaximum: state.knownMaximumSequence, connection)
                 try connection.run("COMMIT")
                 state.recordCommitted(changes, sequence: sequence)
                 return externalChange ? takeSnapshot(&state) : nil
@@ -134,7 +134,7 @@ public final class SQLiteBackend: Backend {
                 var snapshot = state.cached ?? BackendSnapshot()
                 snapshot.events = []
                 let (changes, value) = try body(snapshot)
-                let sequence = try write(changes, connection)
+                let sequence = try write(changes, knownMaximum: state.knownMaximumSequence, connection)
                 try connection.run("COMMIT")
                 state.recordCommitted(changes, sequence: sequence)
                 // synchronous cannot change inside a transaction; sync the log by hand when the

@@ -5,15 +5,20 @@
 /// - `PRAGMA user_version` holds the migration schema version (``BackendSnapshot/schemaVersion``).
 /// - `preferences` holds one row per key (see ``SQLiteValueColumns`` for `type` and `value`);
 ///   `updated_at` is seconds since 1970 (`datetime(updated_at, 'unixepoch')`).
-/// - Both tables are `WITHOUT ROWID`, clustered on the key (no separate key index to update),
-///   and indexed on `change_seq`, so finding the next sequence and the rows changed since a
-///   reload stays cheap in a large store.
+/// - Both tables are `WITHOUT ROWID`, clustered on the key, with no other index: a one-key commit
+///   then changes a single B-tree page per table it touches, which is most of a durable write's cost.
 /// - `change_seq` is a global counter: every write stamps its rows with one more than the
 ///   largest value in either table, and `removed_keys` keeps one tombstone per deleted key,
 ///   so a reload reads only what changed since the sequence it last saw.
 ///   A tombstone's sequence is above the deleted row's, so the largest sequence never goes back.
-/// - Triggers keep that true for hand edits in the `sqlite3` shell too: a DELETE records a
-///   tombstone, and an INSERT or UPDATE that does not set `change_seq` gets a fresh one.
+///   The backend knows the largest value without a query while no other connection has
+///   committed (`PRAGMA data_version`), and otherwise learns it from the rows it reloads.
+/// - Triggers keep that true for hand edits in the `sqlite3` shell too: a DELETE that did not
+///   record its own tombstone gets one, and an INSERT or UPDATE that does not set `change_seq`
+///   gets a fresh one. These scan both tables (there is no `change_seq` index), which is fine
+///   for a hand edit; the backend's own writes never set them off.
+/// - Files from the first version of this layout had `change_seq` indexes and a trigger that
+///   computed a sequence on every DELETE; opening such a file drops them.
 enum SQLiteSchema {
     static let applicationID: Int32 = 0x5374_4B31
 
@@ -32,13 +37,15 @@ enum SQLiteSchema {
             updated_at REAL NOT NULL DEFAULT \(now),
             change_seq INTEGER NOT NULL DEFAULT 0
         ) STRICT, WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS preferences_by_change_seq ON preferences (change_seq);
         CREATE TABLE IF NOT EXISTS removed_keys (
             key TEXT PRIMARY KEY NOT NULL,
             change_seq INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS removed_keys_by_change_seq ON removed_keys (change_seq);
-        CREATE TRIGGER IF NOT EXISTS preferences_record_removal AFTER DELETE ON preferences BEGIN
+        DROP INDEX IF EXISTS preferences_by_change_seq;
+        DROP INDEX IF EXISTS removed_keys_by_change_seq;
+        DROP TRIGGER IF EXISTS preferences_record_removal;
+        CREATE TRIGGER IF NOT EXISTS preferences_record_untracked_removal AFTER DELETE ON preferences
+            WHEN NOT EXISTS (SELECT 1 FROM removed_keys WHERE key = OLD.key AND change_seq > OLD.change_seq) BEGIN
             INSERT INTO removed_keys (key, change_seq) VALUES (OLD.key, max(OLD.change_seq + 1, \(nextSequence)))
                 ON CONFLICT (key) DO UPDATE SET change_seq = excluded.change_seq;
         END;
@@ -53,28 +60,43 @@ enum SQLiteSchema {
         PRAGMA application_id = \(applicationID);
         """
 
-    /// How many of our tables, indexes and triggers exist; equal to ``objectCount`` when set up.
+    /// Equal to ``objectCount`` exactly when our tables and triggers exist and none of the first
+    /// layout's indexes and trigger are left (each of those subtracts 10).
     static let countObjects = """
-        SELECT count(*) FROM sqlite_schema WHERE name IN ('preferences', 'preferences_by_change_seq', 'removed_keys',
-            'removed_keys_by_change_seq', 'preferences_record_removal', 'preferences_stamp_manual_insert',
-            'preferences_stamp_manual_update')
+        SELECT coalesce(sum(CASE WHEN name IN ('preferences_by_change_seq', 'removed_keys_by_change_seq',
+                'preferences_record_removal') THEN -10 ELSE 1 END), 0)
+            FROM sqlite_schema WHERE name IN ('preferences', 'removed_keys', 'preferences_record_untracked_removal',
+                'preferences_stamp_manual_insert', 'preferences_stamp_manual_update', 'preferences_by_change_seq',
+                'removed_keys_by_change_seq', 'preferences_record_removal')
         """
-    static let objectCount: Int64 = 7
+    static let objectCount: Int64 = 5
 
+    /// A scan of both tables: only for a reload that found nothing newer (did the file go back?)
+    /// and for a write without a current snapshot.
     static let maximumSequence = """
         SELECT max((SELECT coalesce(max(change_seq), 0) FROM preferences),
                    (SELECT coalesce(max(change_seq), 0) FROM removed_keys))
         """
-    static let selectAll = "SELECT key, type, value FROM preferences"
+    static let maximumRemovedSequence = "SELECT coalesce(max(change_seq), 0) FROM removed_keys"
+    static let selectAll = "SELECT key, type, value, change_seq FROM preferences"
     static let countRows = "SELECT count(*) FROM preferences"
-    static let selectChanged = "SELECT key, type, value FROM preferences WHERE change_seq > ?1"
+    static let selectChanged = "SELECT key, type, value, change_seq FROM preferences WHERE change_seq > ?1"
     static let selectRemoved = """
-        SELECT key FROM removed_keys WHERE change_seq > ?1 AND key NOT IN (SELECT key FROM preferences)
+        SELECT key, change_seq FROM removed_keys WHERE change_seq > ?1 AND key NOT IN (SELECT key FROM preferences)
         """
     static let upsert = """
         INSERT INTO preferences (key, type, value, updated_at, change_seq) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT (key) DO UPDATE SET type = excluded.type, value = excluded.value,
                 updated_at = excluded.updated_at, change_seq = excluded.change_seq
         """
+    /// Records the tombstone before ``delete`` (only for a key that exists), so the DELETE
+    /// trigger finds it and computes nothing.
+    static let recordRemoval = """
+        INSERT INTO removed_keys (key, change_seq) SELECT key, ?2 FROM preferences WHERE key = ?1
+            ON CONFLICT (key) DO UPDATE SET change_seq = excluded.change_seq
+        """
     static let delete = "DELETE FROM preferences WHERE key = ?1"
+    /// The tombstone's sequence after a delete: a first-layout trigger, re-created by an older
+    /// StoredKit sharing the file, may have set it above ours.
+    static let removedSequence = "SELECT change_seq FROM removed_keys WHERE key = ?1"
 }
