@@ -2,9 +2,15 @@ import Foundation
 
 /// Reads from a dictionary it shares with the ``StoredValue`` (no copy). Every `decodeIfPresent`
 /// is implemented directly so an optional property costs one lookup, not three.
+///
+/// Its only stored property is the decoder (which holds the dictionary): `KeyedDecodingContainer`
+/// copies the container out of its box on every call, and one reference copies cheapest.
 struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: StoredValueDecoding
-    let dictionary: [String: StoredValue]
+
+    private var dictionary: [String: StoredValue] {
+        @inline(__always) get { decoder.dictionary }
+    }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] { dictionary.keys.compactMap { Key(stringValue: $0) } }

@@ -13,13 +13,14 @@ extension StoredValueDecoding {
     func unbox<T: Decodable, Key: CodingKey>(_ value: StoredValue, as type: T.Type, key: Key) throws -> T {
         switch value {
         case .dictionary(let entries):
+            let node = child(for: value, entries: entries, key: key)
             if Self.mayBeCollection(T.self), let dictionaryType = T.self as? any StoredDirectDictionary.Type {
-                let node = child(for: value, key: key)
                 return try Self.decode(entries, as: dictionaryType, result: type, node: node)
             }
+            return try node.decodeThroughConformance(value, as: type)
         case .array(let elements):
             if Self.mayBeCollection(T.self), let arrayType = T.self as? any StoredDirectArray.Type {
-                let node = child(for: value, key: key)
+                let node = child(forNonDictionary: value, key: key)
                 return try Self.decode(elements, as: arrayType, result: type, node: node)
             }
         default:
@@ -27,7 +28,7 @@ extension StoredValueDecoding {
                 return try decodeScalar(scalar, from: value, as: type, key: { key })
             }
         }
-        let child = child(for: value, key: key)
+        let child = child(forNonDictionary: value, key: key)
         return try child.decodeThroughConformance(value, as: type)
     }
 

@@ -11,17 +11,49 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     let value: StoredValue?
     let parent: StoredValueDecoding?
     let key: (any CodingKey)?
+    /// The entries when `value` is a dictionary, else empty. Held here so that a keyed
+    /// container is a single reference: the standard library's type-erasing box copies the
+    /// container on every `decode(_:forKey:)`, and a lone reference copies cheapest.
+    let dictionary: [String: StoredValue]
 
-    init(value: StoredValue?, parent: StoredValueDecoding?, key: (any CodingKey)?) {
+    /// `dictionary` must be the entries of `value` when it is a dictionary (callers have
+    /// usually taken `value` apart already; taking it apart again here costs a copy).
+    init(value: StoredValue?, dictionary: [String: StoredValue], parent: StoredValueDecoding?, key: (any CodingKey)?) {
         self.value = value
+        self.dictionary = dictionary
         self.parent = parent
         self.key = key
+    }
+
+    /// A decoder for `value` with no parent.
+    convenience init(root value: StoredValue) {
+        if case .dictionary(let entries) = value {
+            self.init(value: value, dictionary: entries, parent: nil, key: nil)
+        } else {
+            self.init(value: value, dictionary: [:], parent: nil, key: nil)
+        }
     }
 
     /// A decoder for the nested `value` at `key`.
     @inline(__always)
     func child(for value: StoredValue?, key: some CodingKey) -> StoredValueDecoding {
-        StoredValueDecoding(value: value, parent: self, key: key)
+        if case .dictionary(let entries) = value {
+            StoredValueDecoding(value: value, dictionary: entries, parent: self, key: key)
+        } else {
+            StoredValueDecoding(value: value, dictionary: [:], parent: self, key: key)
+        }
+    }
+
+    /// A decoder for the nested dictionary `value` (whose entries are `entries`) at `key`.
+    @inline(__always)
+    func child(for value: StoredValue, entries: [String: StoredValue], key: some CodingKey) -> StoredValueDecoding {
+        StoredValueDecoding(value: value, dictionary: entries, parent: self, key: key)
+    }
+
+    /// A decoder for the nested non-dictionary `value` at `key`.
+    @inline(__always)
+    func child(forNonDictionary value: StoredValue, key: some CodingKey) -> StoredValueDecoding {
+        StoredValueDecoding(value: value, dictionary: [:], parent: self, key: key)
     }
 
     var codingPath: [any CodingKey] {
@@ -37,10 +69,10 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .dictionary(let dictionary) = value else {
+        guard case .dictionary = value else {
             throw mismatch(value, expected: "dictionary", key: nil)
         }
-        return KeyedDecodingContainer(StoredKeyedDecodingContainer(decoder: self, dictionary: dictionary))
+        return KeyedDecodingContainer(StoredKeyedDecodingContainer(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
