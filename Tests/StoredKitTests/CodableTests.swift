@@ -67,6 +67,9 @@ struct CodableTests {
             return
         }
         #expect(key == "big")
+        // A whole double is read as an integer only within 64 bits, so what decodes can be written back.
+        #expect(throws: StoreError.self) { try StoredValueDecoder().decode(Int128.self, from: .double(1e30)) }
+        #expect(try StoredValueDecoder().decode(Int128.self, from: .double(3)) == 3)
     }
 
     // MARK: Native types

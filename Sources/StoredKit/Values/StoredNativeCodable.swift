@@ -28,13 +28,15 @@ extension StoredValue {
     }
 
     /// The value as an integer of width `Integer`, or `nil` if it is not a whole number in range.
-    /// Integral doubles are accepted because JSON and older plists may hold `3.0` for `3`.
+    /// Integral doubles are accepted because JSON and older plists may hold `3.0` for `3`, but only
+    /// within 64 bits: a wider one (possible for `Int128`) could not be written back.
     @inline(__always)
     func exactInteger<Integer: FixedWidthInteger>(as type: Integer.Type) -> Integer? {
         switch self {
         case .int(let value): Integer(exactly: value)
         case .uint(let value): Integer(exactly: value)
-        case .double(let value): Integer(exactly: value)
+        case .double(let value) where Int64(exactly: value) != nil || UInt64(exactly: value) != nil:
+            Integer(exactly: value)
         default: nil
         }
     }
