@@ -30,3 +30,55 @@ struct SQLiteFileSafetyTests {
         #expect(mode == 0o600)
     }
 }
+
+@Suite("SQLite: a damaged schema")
+struct SQLiteDamagedSchemaTests {
+    /// Damages a trigger's text the way a bit flip would, through SQLite's writable_schema.
+    func damageSchema(_ url: URL) throws {
+        _ = try SQLiteBackendTests.shell(
+            url,
+            """
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET sql = replace(sql, 'NEW.change_seq', 'NEW.chinge_seq') WHERE type = 'trigger';
+            PRAGMA writable_schema = OFF;
+            """)
+    }
+
+    @Test func damagedSchemaIsQuarantinedAtOpenNotAtTheFirstWrite() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.database
+        do {
+            let store = try PreferenceStore(.sqlite(at: url))
+            store.set("kept", forKey: "a")
+            try store.flush()
+        }
+        try damageSchema(url)
+        let reopened = try PreferenceStore(.sqlite(at: url))
+        guard case .quarantined(_, let movedTo, let reason) = reopened.recentEvents.first else {
+            Issue.record("expected a quarantine event, got \(reopened.recentEvents)")
+            return
+        }
+        #expect(reason.contains("damaged schema"))
+        #expect(FileManager.default.fileExists(atPath: movedTo))
+        reopened.set(1, forKey: "b")
+        try reopened.flush()  // the fresh file takes writes
+        #expect(reopened.value(forKey: "b", as: Int.self) == 1)
+    }
+
+    @Test func damagedSchemaFailsTheOpenWhenAskedTo() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.database
+        do {
+            let store = try PreferenceStore(.sqlite(at: url))
+            store.set("kept", forKey: "a")
+            try store.flush()
+        }
+        try damageSchema(url)
+        #expect {
+            _ = try PreferenceStore(.sqlite(at: url, corruption: .fail))
+        } throws: { error in
+            guard case StoreError.corruptFile(let path, let reason, nil) = error else { return false }
+            return path == url.path && reason.contains("chinge_seq")
+        }
+    }
+}

@@ -17,10 +17,10 @@ extension SQLiteBackend {
         let eventCount = state.pendingEvents.count
         do {
             connection = try openAndLoad(&state)
-        } catch StoreError.sqlite(_, let code, _) where SQLiteConnection.isCorruption(code) {
+        } catch StoreError.sqlite(_, let code, let message) where SQLiteConnection.isCorruption(code) {
             // Rows that failed to decode in a file now known to be damaged are not worth reporting.
             state.pendingEvents.removeSubrange(eventCount...)
-            let reason = SQLiteConnection.describe(code)
+            let reason = "\(message); \(SQLiteConnection.describe(code))"
             guard corruption == .quarantine else {
                 throw StoreError.corruptFile(path: path, reason: reason, quarantinedAt: nil)
             }
@@ -45,6 +45,7 @@ extension SQLiteBackend {
                     + "the directory must allow creating '\(name)-wal' and '\(name)-shm'")
         }
         try prepareSchema(connection)
+        try checkSchemaCompiles(connection)
         state.cached = nil
         try connection.run("BEGIN")
         do {
@@ -93,6 +94,19 @@ extension SQLiteBackend {
                 path: path, code: 1,
                 message: "not a StoredKit database (application_id \(applicationID), other tables present); "
                     + "choose another file")
+        }
+    }
+
+    /// A bit flip in the schema's text (a trigger naming a column that does not exist) is not
+    /// SQLite "corruption": it surfaces only when a statement using it is prepared, so the first
+    /// write would fail. Preparing the write statements at open sends it to the corruption policy.
+    private func checkSchemaCompiles(_ connection: SQLiteConnection) throws {
+        for sql in [SQLiteSchema.upsert, SQLiteSchema.recordRemoval, SQLiteSchema.delete, SQLiteSchema.selectAll] {
+            do {
+                try connection.withStatement(sql) { _ in }
+            } catch StoreError.sqlite(_, let code, let message) where code & 0xFF == SQLITE_ERROR {
+                throw StoreError.sqlite(path: path, code: SQLITE_CORRUPT, message: "damaged schema: \(message)")
+            }
         }
     }
 
