@@ -33,6 +33,18 @@ struct SQLiteFileSafetyTests {
 
 @Suite("SQLite: a damaged schema")
 struct SQLiteDamagedSchemaTests {
+    /// A store holding one value whose trigger text is then damaged.
+    func makeDamagedStore(in directory: TemporaryDirectory) throws -> URL {
+        let url = directory.database
+        do {
+            let store = try PreferenceStore(.sqlite(at: url))
+            store.set("kept", forKey: "a")
+            try store.flush()
+        }
+        try damageSchema(url)
+        return url
+    }
+
     /// Damages a trigger's text the way a bit flip would, through SQLite's writable_schema.
     func damageSchema(_ url: URL) throws {
         _ = try SQLiteBackendTests.shell(
@@ -46,13 +58,7 @@ struct SQLiteDamagedSchemaTests {
 
     @Test func damagedSchemaIsQuarantinedAtOpenNotAtTheFirstWrite() throws {
         let directory = try TemporaryDirectory()
-        let url = directory.database
-        do {
-            let store = try PreferenceStore(.sqlite(at: url))
-            store.set("kept", forKey: "a")
-            try store.flush()
-        }
-        try damageSchema(url)
+        let url = try makeDamagedStore(in: directory)
         let reopened = try PreferenceStore(.sqlite(at: url))
         guard case .quarantined(_, let movedTo, let reason) = reopened.recentEvents.first else {
             Issue.record("expected a quarantine event, got \(reopened.recentEvents)")
@@ -67,13 +73,7 @@ struct SQLiteDamagedSchemaTests {
 
     @Test func damagedSchemaFailsTheOpenWhenAskedTo() throws {
         let directory = try TemporaryDirectory()
-        let url = directory.database
-        do {
-            let store = try PreferenceStore(.sqlite(at: url))
-            store.set("kept", forKey: "a")
-            try store.flush()
-        }
-        try damageSchema(url)
+        let url = try makeDamagedStore(in: directory)
         #expect {
             _ = try PreferenceStore(.sqlite(at: url, corruption: .fail))
         } throws: { error in
