@@ -15,14 +15,18 @@ enum DurableWriteScenarios {
         if kind == .sqlite { baselines.append(Baseline("raw-sqlite", "raw SQLite autocommit upsert")) }
         return Scenario(
             name: "write.durable.\(kind.rawValue)", group: "write, durable",
-            measures: "One set() with .immediate durability on a \(kind.rawValue) file, timed per write (p50/p99).",
+            measures: "One set() with .immediate durability on a \(kind.rawValue) file an earlier run of the app has "
+                + "written \(previousLaunchWrites) times, timed per write (p50/p99).",
             subject: "store.set(Int) with .immediate",
             baselines: baselines,
             requires: kind
         ) { context in
-            let count = context.scaled(full: 60, quick: 10)
+            let count = context.scaled(full: 300, quick: 30)
             let subject = try Side.subject(on: .file(kind)) {
-                let store = try kind.openStore(in: try context.makeDirectory("durable"), durability: .immediate)
+                let directory = try context.makeDirectory("durable")
+                // An app's preferences file is written across launches: measure its second one.
+                try previousLaunch(of: kind, in: directory)
+                let store = try kind.openStore(in: directory, durability: .immediate)
                 let clock = ContinuousClock()
                 var next = 0
                 return context.harness.measureLatencies(count: count) {
@@ -34,7 +38,7 @@ enum DurableWriteScenarios {
             }
             var outcome = ScenarioOutcome(subject: subject)
             outcome.baselines["pwrite-fsync"] = try context.shared("pwrite-fsync") {
-                .measured(try measureFsyncFloor(count: context.scaled(full: 100, quick: 15), context))
+                .measured(try measureFsyncFloor(count: context.scaled(full: 300, quick: 30), context))
             }
             outcome.baselines["userdefaults-sync"] = try context.shared("userdefaults-sync") {
                 .measured(try measureDefaultsSynchronize(count: count, context))
@@ -42,6 +46,16 @@ enum DurableWriteScenarios {
             if kind == .sqlite { outcome.baselines["raw-sqlite"] = try RawSQLiteBaseline.autocommitUpsert(count: count, context) }
             return outcome
         }
+    }
+
+    /// Durable writes an earlier run made before it quit.
+    static let previousLaunchWrites = 300
+
+    /// Opens a store on the file, writes it ``previousLaunchWrites`` times and closes it.
+    static func previousLaunch(of kind: FileStoreKind, in directory: URL) throws {
+        let store = try kind.openStore(in: directory, durability: .immediate)
+        for value in 0..<previousLaunchWrites { store.set(-value, forKey: "value") }
+        try store.flush()
     }
 
     /// Overwrites 4 KiB at offset 0 of a file in the work directory and fsyncs it, per write.

@@ -44,6 +44,7 @@ extension SQLiteBackend {
                 message: "could not switch to WAL journal mode (kept \(mode?.summary ?? "none")); "
                     + "the directory must allow creating '\(name)-wal' and '\(name)-shm'")
         }
+        try connection.keepWriteAheadLog()
         try prepareSchema(connection)
         try checkSchemaCompiles(connection)
         state.cached = nil
