@@ -312,6 +312,29 @@ struct CodableTests {
 
     // MARK: The hot-path fixture
 
+    // MARK: One decoder for the whole tree
+
+    @Test func aNestedValueSeesItsWholeCodingPath() throws {
+        let stored = StoredValue.dictionary([
+            "first": .dictionary(["inner": .array([.dictionary([:]), .dictionary([:])])]),
+            "second": .dictionary(["inner": .array([.dictionary([:])])]),
+        ])
+        let decoded = try StoredValueDecoder().decode([String: PathHolder].self, from: stored)
+        #expect(decoded["first"]?.inner.map(\.path) == ["first.inner[0]", "first.inner[1]"])
+        #expect(decoded["second"]?.inner.map(\.path) == ["second.inner[0]"])
+    }
+
+    @Test func aCaughtFailureInsideANestedValueLeavesTheRestReadable() throws {
+        let stored = StoredValue.dictionary([
+            "broken": .dictionary(["deep": .dictionary(["number": .string("not a number")])]),
+            "after": .int(7),
+        ])
+        let decoded = try StoredValueDecoder().decode(Forgiving.self, from: stored)
+        #expect(decoded.broken == nil)
+        #expect(decoded.after == 7)
+        #expect(decoded.pathAfterFailure == "")
+    }
+
     @Test func twentyTabCustomizationRoundTripsAndMatchesJSON() throws {
         let customization = SidebarCustomization.twentyTabs()
         let (stored, decoded) = try roundTrip(customization)
@@ -325,4 +348,38 @@ struct CodableTests {
         #expect(tabs.count == 20)
         #expect(tabs["tab-0"] == .dictionary(["visibility": .string("automatic"), "isPinned": .bool(true), "badge": .int(0)]))
     }
+}
+
+/// Records the coding path its decoder reports, as `a.b[2]`.
+private struct PathHolder: Decodable {
+    let path: String
+    let inner: [PathHolder]
+
+    init(from decoder: any Decoder) throws {
+        path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            .trimmingPrefix(".").description
+        let container = try decoder.container(keyedBy: Keys.self)
+        inner = try container.decodeIfPresent([PathHolder].self, forKey: .inner) ?? []
+    }
+
+    enum Keys: String, CodingKey { case inner }
+}
+
+/// Swallows a failure deep inside one property, then reads the next one from the same container.
+private struct Forgiving: Decodable {
+    struct Deep: Decodable { let number: Int }
+    struct Broken: Decodable { let deep: Deep }
+
+    let broken: Broken?
+    let after: Int
+    let pathAfterFailure: String
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        broken = try? container.decode(Broken.self, forKey: .broken)
+        pathAfterFailure = decoder.codingPath.map(\.stringValue).joined(separator: ".")
+        after = try container.decode(Int.self, forKey: .after)
+    }
+
+    enum Keys: String, CodingKey { case broken, after }
 }

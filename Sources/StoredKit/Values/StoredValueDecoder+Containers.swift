@@ -3,8 +3,9 @@ import Foundation
 /// Reads from a dictionary it shares with the ``StoredValue`` (no copy). Every `decodeIfPresent`
 /// is implemented directly so an optional property costs one lookup, not three.
 ///
-/// Its only stored property is the decoder (which holds the dictionary): `KeyedDecodingContainer`
-/// copies the container out of its box on every call, and one reference copies cheapest.
+/// Its only stored property is the decoder, whose current value is the dictionary it reads:
+/// `KeyedDecodingContainer` copies the container out of its box on every call, through value
+/// witnesses that are slow for a generic struct with more than one reference in it.
 struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: StoredValueDecoding
 
@@ -116,7 +117,7 @@ struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func superDecoder() -> any Decoder {
-        decoder.child(for: dictionary[StoredSuperKey().stringValue], key: StoredSuperKey())
+        decoder.separate(for: dictionary[StoredSuperKey().stringValue], key: StoredSuperKey())
     }
 
     func superDecoder(forKey key: Key) -> any Decoder {
@@ -125,7 +126,7 @@ struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     /// A decoder for the value at `key`; a nested container then requires it to exist.
     private func child(forKey key: Key) -> StoredValueDecoding {
-        decoder.child(for: dictionary[key.stringValue], key: key)
+        decoder.separate(for: dictionary[key.stringValue], key: key)
     }
 }
 
@@ -211,6 +212,6 @@ struct StoredUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// A decoder for the current element (which may be past the end: it then reads as nothing).
     private func nextChild() -> StoredValueDecoding {
         let value = currentIndex < elements.count ? elements[currentIndex] : nil
-        return decoder.child(for: value, key: StoredIndexKey(index: currentIndex))
+        return decoder.separate(for: value, key: StoredIndexKey(index: currentIndex))
     }
 }

@@ -7,29 +7,28 @@ import Foundation
 
 extension StoredValueDecoding {
     /// Decodes one nested value, through a fast path when there is one, otherwise through its
-    /// own `init(from:)` with a child decoder. `key` is generic so that the fast paths never box
-    /// it into an existential.
+    /// own `init(from:)` with this decoder entered into the value. `key` is generic so that the
+    /// fast paths never box it into an existential.
     @inline(__always)
     func unbox<T: Decodable, Key: CodingKey>(_ value: StoredValue, as type: T.Type, key: Key) throws -> T {
         switch value {
         case .dictionary(let entries):
-            let node = child(for: value, entries: entries, key: key)
-            if Self.mayBeCollection(T.self), let dictionaryType = T.self as? any StoredDirectDictionary.Type {
-                return try Self.decode(entries, as: dictionaryType, result: type, node: node)
+            return try entering(value, entries: entries, key: key) {
+                if Self.mayBeCollection(T.self), let dictionaryType = T.self as? any StoredDirectDictionary.Type {
+                    return try decode(entries, as: dictionaryType, result: type)
+                }
+                return try decodeThroughConformance(value, as: type)
             }
-            return try node.decodeThroughConformance(value, as: type)
         case .array(let elements):
             if Self.mayBeCollection(T.self), let arrayType = T.self as? any StoredDirectArray.Type {
-                let node = child(forNonDictionary: value, key: key)
-                return try Self.decode(elements, as: arrayType, result: type, node: node)
+                return try entering(value, entries: [:], key: key) { try decode(elements, as: arrayType, result: type) }
             }
         default:
             if let scalar = StoredScalarKind(T.self) {
                 return try decodeScalar(scalar, from: value, as: type, key: { key })
             }
         }
-        let child = child(forNonDictionary: value, key: key)
-        return try child.decodeThroughConformance(value, as: type)
+        return try entering(value, entries: [:], key: key) { try decodeThroughConformance(value, as: type) }
     }
 
     /// The same choice as ``unbox(_:as:key:)`` for the value this decoder itself holds
@@ -38,11 +37,11 @@ extension StoredValueDecoding {
         switch value {
         case .dictionary(let entries):
             if Self.mayBeCollection(T.self), let dictionaryType = T.self as? any StoredDirectDictionary.Type {
-                return try Self.decode(entries, as: dictionaryType, result: type, node: self)
+                return try decode(entries, as: dictionaryType, result: type)
             }
         case .array(let elements):
             if Self.mayBeCollection(T.self), let arrayType = T.self as? any StoredDirectArray.Type {
-                return try Self.decode(elements, as: arrayType, result: type, node: self)
+                return try decode(elements, as: arrayType, result: type)
             }
         default:
             if let scalar = StoredScalarKind(T.self) {
@@ -73,22 +72,20 @@ extension StoredValueDecoding {
         }
     }
 
-    private static func decode<Direct: StoredDirectDictionary, T>(
+    private func decode<Direct: StoredDirectDictionary, T>(
         _ entries: [String: StoredValue],
         as direct: Direct.Type,
-        result: T.Type,
-        node: StoredValueDecoding
+        result: T.Type
     ) throws -> T {
-        try Direct.decodeDirectly(from: entries, decoder: node) as! T  // trap-ok: Direct is T, cast from T.self
+        try Direct.decodeDirectly(from: entries, decoder: self) as! T  // trap-ok: Direct is T, cast from T.self
     }
 
-    private static func decode<Direct: StoredDirectArray, T>(
+    private func decode<Direct: StoredDirectArray, T>(
         _ elements: [StoredValue],
         as direct: Direct.Type,
-        result: T.Type,
-        node: StoredValueDecoding
+        result: T.Type
     ) throws -> T {
-        try Direct.decodeDirectly(from: elements, decoder: node) as! T  // trap-ok: Direct is T, cast from T.self
+        try Direct.decodeDirectly(from: elements, decoder: self) as! T  // trap-ok: Direct is T, cast from T.self
     }
 
     // trap-ok (every `as! T` below): `kind` was derived from `T.self`, so the types are equal.

@@ -2,68 +2,62 @@ import Foundation
 
 /// The `Decoder` handed to `init(from:)`; it is also its own single-value container.
 ///
-/// Each decoder knows its parent and key instead of carrying a `codingPath` array, so a
-/// nested value costs one small allocation and the path is built only for an error. All
-/// stored properties are constants: a `var` in a class costs a run-time exclusivity check on
-/// every access, which showed up at several percent of decoding time.
+/// One instance decodes a whole tree. Entering a nested value swaps it in and pushes its key on
+/// `codingPath`; leaving swaps the outer value back. That costs no object per nested value
+/// (an object each was a third of decoding time: allocating, then releasing its fields). It is
+/// sound because decoding is depth-first: a nested `init(from:)` has returned before its caller
+/// reads on. Containers keep their own dictionary or array, so whenever one is used it reads
+/// the right entries; the decoders that may be used out of that order (a nested container's,
+/// `superDecoder()`) are separate instances.
+///
+/// `@exclusivity(unchecked)`: the properties change on every nested value, and the run-time
+/// access check each `var` of a class otherwise costs was several percent of decoding. No
+/// access to them spans a call, and one decoding runs on one thread.
 final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     /// `nil` when there is nothing to read: `superDecoder(forKey:)` for a key that is absent.
-    let value: StoredValue?
-    let parent: StoredValueDecoding?
-    let key: (any CodingKey)?
-    /// The entries when `value` is a dictionary, else empty. Held here so that a keyed
-    /// container is a single reference: the standard library's type-erasing box copies the
-    /// container on every `decode(_:forKey:)`, and a lone reference copies cheapest.
-    let dictionary: [String: StoredValue]
+    @exclusivity(unchecked) private(set) var value: StoredValue?
+    /// The entries when `value` is a dictionary, else empty; taken apart once, on entering it.
+    @exclusivity(unchecked) private(set) var dictionary: [String: StoredValue]
+    /// The keys from the root to `value`.
+    @exclusivity(unchecked) private(set) var codingPath: [any CodingKey]
 
-    /// `dictionary` must be the entries of `value` when it is a dictionary (callers have
-    /// usually taken `value` apart already; taking it apart again here costs a copy).
-    init(value: StoredValue?, dictionary: [String: StoredValue], parent: StoredValueDecoding?, key: (any CodingKey)?) {
+    /// A decoder for `value`, found at `codingPath`.
+    init(value: StoredValue?, codingPath: [any CodingKey] = []) {
         self.value = value
-        self.dictionary = dictionary
-        self.parent = parent
-        self.key = key
-    }
-
-    /// A decoder for `value` with no parent.
-    convenience init(root value: StoredValue) {
         if case .dictionary(let entries) = value {
-            self.init(value: value, dictionary: entries, parent: nil, key: nil)
+            dictionary = entries
         } else {
-            self.init(value: value, dictionary: [:], parent: nil, key: nil)
+            dictionary = [:]
         }
+        self.codingPath = codingPath
     }
 
-    /// A decoder for the nested `value` at `key`.
+    /// Runs `body` with `value` (at `key`; `entries` when it is a dictionary) as the value being
+    /// decoded, then makes the current value current again, also when `body` throws.
     @inline(__always)
-    func child(for value: StoredValue?, key: some CodingKey) -> StoredValueDecoding {
-        if case .dictionary(let entries) = value {
-            StoredValueDecoding(value: value, dictionary: entries, parent: self, key: key)
-        } else {
-            StoredValueDecoding(value: value, dictionary: [:], parent: self, key: key)
+    func entering<Result>(
+        _ value: StoredValue,
+        entries: [String: StoredValue],
+        key: some CodingKey,
+        _ body: () throws -> Result
+    ) rethrows -> Result {
+        var outerValue: StoredValue? = value
+        var outerDictionary = entries
+        swap(&self.value, &outerValue)
+        swap(&dictionary, &outerDictionary)
+        codingPath.append(key)
+        defer {
+            codingPath.removeLast()
+            swap(&self.value, &outerValue)
+            swap(&dictionary, &outerDictionary)
         }
+        return try body()
     }
 
-    /// A decoder for the nested dictionary `value` (whose entries are `entries`) at `key`.
-    @inline(__always)
-    func child(for value: StoredValue, entries: [String: StoredValue], key: some CodingKey) -> StoredValueDecoding {
-        StoredValueDecoding(value: value, dictionary: entries, parent: self, key: key)
-    }
-
-    /// A decoder for the nested non-dictionary `value` at `key`.
-    @inline(__always)
-    func child(forNonDictionary value: StoredValue, key: some CodingKey) -> StoredValueDecoding {
-        StoredValueDecoding(value: value, dictionary: [:], parent: self, key: key)
-    }
-
-    var codingPath: [any CodingKey] {
-        var keys: [any CodingKey] = []
-        var decoder: StoredValueDecoding? = self
-        while let current = decoder {
-            if let key = current.key { keys.append(key) }
-            decoder = current.parent
-        }
-        return keys.reversed()
+    /// A decoder of its own for the nested `value` at `key`, for callers that may use it after
+    /// decoding has moved on (nested containers, `superDecoder`).
+    func separate(for value: StoredValue?, key: some CodingKey) -> StoredValueDecoding {
+        StoredValueDecoding(value: value, codingPath: codingPath + [key])
     }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
