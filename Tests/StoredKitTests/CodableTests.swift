@@ -356,7 +356,8 @@ private struct PathHolder: Decodable {
     let inner: [PathHolder]
 
     init(from decoder: any Decoder) throws {
-        path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        path =
+            decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             .trimmingPrefix(".").description
         let container = try decoder.container(keyedBy: Keys.self)
         inner = try container.decodeIfPresent([PathHolder].self, forKey: .inner) ?? []
