@@ -21,6 +21,7 @@ struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     @inline(__always)
     private func value(forKey key: Key) -> StoredValue? {
         let name = key.stringValue
+        let dictionary = dictionary  // taken out of the decoder's current value once
         guard dictionary.count <= 8 else { return dictionary[name] }
         // Only the keys are compared; the value is copied (retained) for the match alone.
         var index = dictionary.startIndex

@@ -13,7 +13,7 @@ extension StoredValueDecoding {
     func unbox<T: Decodable, Key: CodingKey>(_ value: StoredValue, as type: T.Type, key: Key) throws -> T {
         switch value {
         case .dictionary(let entries):
-            return try entering(value, entries: entries, key: key) {
+            return try entering(value, key: key) {
                 if Self.mayBeCollection(T.self), let dictionaryType = T.self as? any StoredDirectDictionary.Type {
                     return try decode(entries, as: dictionaryType, result: type)
                 }
@@ -21,14 +21,14 @@ extension StoredValueDecoding {
             }
         case .array(let elements):
             if Self.mayBeCollection(T.self), let arrayType = T.self as? any StoredDirectArray.Type {
-                return try entering(value, entries: [:], key: key) { try decode(elements, as: arrayType, result: type) }
+                return try entering(value, key: key) { try decode(elements, as: arrayType, result: type) }
             }
         default:
             if let scalar = StoredScalarKind(T.self) {
                 return try decodeScalar(scalar, from: value, as: type, key: { key })
             }
         }
-        return try entering(value, entries: [:], key: key) { try decodeThroughConformance(value, as: type) }
+        return try entering(value, key: key) { try decodeThroughConformance(value, as: type) }
     }
 
     /// The same choice as ``unbox(_:as:key:)`` for the value this decoder itself holds

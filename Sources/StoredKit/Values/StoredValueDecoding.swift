@@ -2,13 +2,12 @@ import Foundation
 
 /// The `Decoder` handed to `init(from:)`; it is also its own single-value container.
 ///
-/// One instance decodes a whole tree. Entering a nested value swaps it in and pushes its key on
-/// `codingPath`; leaving swaps the outer value back. That costs no object per nested value
-/// (an object each was a third of decoding time: allocating, then releasing its fields). It is
-/// sound because decoding is depth-first: a nested `init(from:)` has returned before its caller
-/// reads on. Containers keep their own dictionary or array, so whenever one is used it reads
-/// the right entries; the decoders that may be used out of that order (a nested container's,
-/// `superDecoder()`) are separate instances.
+/// One instance decodes a whole tree. Entering a nested value swaps it in and leaving swaps
+/// the outer value back, so a nested value costs no object (an object each was a third of
+/// decoding time: allocating it, then releasing its fields). That is sound because decoding is
+/// depth-first: a nested `init(from:)` has returned before its caller reads on, so the keyed
+/// container a type made reads that type's dictionary whenever the type uses it. Decoders that
+/// may be used out of that order (a nested container's, `superDecoder()`) are separate instances.
 ///
 /// `@exclusivity(unchecked)`: the properties change on every nested value, and the run-time
 /// access check each `var` of a class otherwise costs was several percent of decoding. No
@@ -16,40 +15,39 @@ import Foundation
 final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     /// `nil` when there is nothing to read: `superDecoder(forKey:)` for a key that is absent.
     @exclusivity(unchecked) private(set) var value: StoredValue?
-    /// The entries when `value` is a dictionary, else empty; taken apart once, on entering it.
-    @exclusivity(unchecked) private(set) var dictionary: [String: StoredValue]
-    /// The keys from the root to `value`.
-    @exclusivity(unchecked) private(set) var codingPath: [any CodingKey]
+    /// The keys from the decoder's own root to `value`.
+    @exclusivity(unchecked) private var keys = StoredCodingKeyStack()
+    /// The path to the decoder's own root (empty but for separate decoders).
+    private let rootPath: [any CodingKey]
 
     /// A decoder for `value`, found at `codingPath`.
     init(value: StoredValue?, codingPath: [any CodingKey] = []) {
         self.value = value
-        if case .dictionary(let entries) = value {
-            dictionary = entries
-        } else {
-            dictionary = [:]
-        }
-        self.codingPath = codingPath
+        self.rootPath = codingPath
     }
 
-    /// Runs `body` with `value` (at `key`; `entries` when it is a dictionary) as the value being
-    /// decoded, then makes the current value current again, also when `body` throws.
+    /// The keys from the root to `value`.
+    var codingPath: [any CodingKey] {
+        rootPath + keys.path
+    }
+
+    /// The entries of `value` when it is a dictionary, else none.
+    var dictionary: [String: StoredValue] {
+        @inline(__always) get {
+            if case .dictionary(let entries) = value { entries } else { [:] }
+        }
+    }
+
+    /// Runs `body` with `value` (at `key`) as the value being decoded, then makes the current
+    /// value current again, also when `body` throws.
     @inline(__always)
-    func entering<Result>(
-        _ value: StoredValue,
-        entries: [String: StoredValue],
-        key: some CodingKey,
-        _ body: () throws -> Result
-    ) rethrows -> Result {
+    func entering<Result>(_ value: StoredValue, key: some CodingKey, _ body: () throws -> Result) rethrows -> Result {
         var outerValue: StoredValue? = value
-        var outerDictionary = entries
         swap(&self.value, &outerValue)
-        swap(&dictionary, &outerDictionary)
-        codingPath.append(key)
+        keys.push(key)
         defer {
-            codingPath.removeLast()
+            keys.pop()
             swap(&self.value, &outerValue)
-            swap(&dictionary, &outerDictionary)
         }
         return try body()
     }
