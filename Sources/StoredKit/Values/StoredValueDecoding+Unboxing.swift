@@ -77,7 +77,7 @@ extension StoredValueDecoding {
         as direct: Direct.Type,
         result: T.Type
     ) throws -> T {
-        try Direct.decodeDirectly(from: entries, decoder: self) as! T  // trap-ok: Direct is T, cast from T.self
+        Self.same(try Direct.decodeDirectly(from: entries, decoder: self), as: T.self)
     }
 
     private func decode<Direct: StoredDirectArray, T>(
@@ -85,10 +85,18 @@ extension StoredValueDecoding {
         as direct: Direct.Type,
         result: T.Type
     ) throws -> T {
-        try Direct.decodeDirectly(from: elements, decoder: self) as! T  // trap-ok: Direct is T, cast from T.self
+        Self.same(try Direct.decodeDirectly(from: elements, decoder: self), as: T.self)
     }
 
-    // trap-ok (every `as! T` below): `kind` was derived from `T.self`, so the types are equal.
+    /// `value` as the type it already is, `T`, which only the caller knows (it compared the two
+    /// metatypes). `as! T` would ask the runtime to check, at a cost of a few hundred
+    /// instructions on a path taken for every string in an array.
+    @inline(__always)
+    private static func same<Known, T>(_ value: Known, as type: T.Type) -> T {
+        unsafeBitCast(value, to: T.self)
+    }
+
+    /// `kind` was derived from `T.self`, so every result below is a `T` already.
     @inline(__always)
     private func decodeScalar<T>(
         _ kind: StoredScalarKind,
@@ -97,29 +105,29 @@ extension StoredValueDecoding {
         key: () -> (any CodingKey)?
     ) throws -> T {
         switch kind {
-        case .string: try native(value, as: String.self, key: key) as! T  // trap-ok: kind names T
-        case .int: try native(value, as: Int.self, key: key) as! T  // trap-ok: kind names T
-        case .bool: try native(value, as: Bool.self, key: key) as! T  // trap-ok: kind names T
-        case .double: try native(value, as: Double.self, key: key) as! T  // trap-ok: kind names T
-        case .float: try native(value, as: Float.self, key: key) as! T  // trap-ok: kind names T
-        case .date: try native(value, as: Date.self, key: key) as! T  // trap-ok: kind names T
-        case .data: try native(value, as: Data.self, key: key) as! T  // trap-ok: kind names T
-        case .url: try native(value, as: URL.self, key: key) as! T  // trap-ok: kind names T
-        case .int8: try native(value, as: Int8.self, key: key) as! T  // trap-ok: kind names T
-        case .int16: try native(value, as: Int16.self, key: key) as! T  // trap-ok: kind names T
-        case .int32: try native(value, as: Int32.self, key: key) as! T  // trap-ok: kind names T
-        case .int64: try native(value, as: Int64.self, key: key) as! T  // trap-ok: kind names T
-        case .uint: try native(value, as: UInt.self, key: key) as! T  // trap-ok: kind names T
-        case .uint8: try native(value, as: UInt8.self, key: key) as! T  // trap-ok: kind names T
-        case .uint16: try native(value, as: UInt16.self, key: key) as! T  // trap-ok: kind names T
-        case .uint32: try native(value, as: UInt32.self, key: key) as! T  // trap-ok: kind names T
-        case .uint64: try native(value, as: UInt64.self, key: key) as! T  // trap-ok: kind names T
+        case .string: Self.same(try native(value, as: String.self, key: key), as: T.self)
+        case .int: Self.same(try native(value, as: Int.self, key: key), as: T.self)
+        case .bool: Self.same(try native(value, as: Bool.self, key: key), as: T.self)
+        case .double: Self.same(try native(value, as: Double.self, key: key), as: T.self)
+        case .float: Self.same(try native(value, as: Float.self, key: key), as: T.self)
+        case .date: Self.same(try native(value, as: Date.self, key: key), as: T.self)
+        case .data: Self.same(try native(value, as: Data.self, key: key), as: T.self)
+        case .url: Self.same(try native(value, as: URL.self, key: key), as: T.self)
+        case .int8: Self.same(try native(value, as: Int8.self, key: key), as: T.self)
+        case .int16: Self.same(try native(value, as: Int16.self, key: key), as: T.self)
+        case .int32: Self.same(try native(value, as: Int32.self, key: key), as: T.self)
+        case .int64: Self.same(try native(value, as: Int64.self, key: key), as: T.self)
+        case .uint: Self.same(try native(value, as: UInt.self, key: key), as: T.self)
+        case .uint8: Self.same(try native(value, as: UInt8.self, key: key), as: T.self)
+        case .uint16: Self.same(try native(value, as: UInt16.self, key: key), as: T.self)
+        case .uint32: Self.same(try native(value, as: UInt32.self, key: key), as: T.self)
+        case .uint64: Self.same(try native(value, as: UInt64.self, key: key), as: T.self)
         case .int128, .uint128:
             // Only made where these types exist (see StoredScalarKind.lessCommonWide).
             if #available(macOS 15.0, *), kind == .int128 {
-                try native(value, as: Int128.self, key: key) as! T  // trap-ok: kind names T
+                Self.same(try native(value, as: Int128.self, key: key), as: T.self)
             } else if #available(macOS 15.0, *) {
-                try native(value, as: UInt128.self, key: key) as! T  // trap-ok: kind names T
+                Self.same(try native(value, as: UInt128.self, key: key), as: T.self)
             } else {
                 throw mismatch(value, expected: String(describing: T.self), key: key())
             }
