@@ -335,6 +335,15 @@ struct CodableTests {
         #expect(decoded.pathAfterFailure == "")
     }
 
+    @Test func theDecoderIsReleasedAfterDecoding() throws {
+        let stored = StoredValue.dictionary(["inner": .dictionary(["inner": .dictionary([:])])])
+        let spy = try StoredValueDecoder().decode(DecoderSpy.self, from: stored)
+        // Reused keyed containers refer to the decoder, which refers to them: a cycle until
+        // the decoding finishes.
+        #expect(spy.decoder == nil)
+        #expect(spy.inner?.inner != nil)
+    }
+
     @Test func twentyTabCustomizationRoundTripsAndMatchesJSON() throws {
         let customization = SidebarCustomization.twentyTabs()
         let (stored, decoded) = try roundTrip(customization)
@@ -383,4 +392,18 @@ private struct Forgiving: Decodable {
     }
 
     enum Keys: String, CodingKey { case broken, after }
+}
+
+/// Keeps a weak reference to the decoder that made it.
+private final class DecoderSpy: Decodable {
+    weak var decoder: AnyObject?
+    let inner: DecoderSpy?
+
+    init(from decoder: any Decoder) throws {
+        self.decoder = decoder as AnyObject
+        let container = try decoder.container(keyedBy: Keys.self)
+        inner = try container.decodeIfPresent(DecoderSpy.self, forKey: .inner)
+    }
+
+    enum Keys: String, CodingKey { case inner }
 }

@@ -39,6 +39,8 @@ public struct StoredValueDecoder: Sendable {
     /// try StoredValueDecoder().decode(Int8.self, from: .int(300))  // throws typeMismatch(key: "", expected: "Int8", ...)
     /// ```
     public func decode<T: Decodable>(_ type: T.Type, from value: StoredValue) throws -> T {
-        try StoredValueDecoding(value: value).decode(type)
+        let decoding = StoredValueDecoding(value: value, reusesContainers: true)
+        defer { decoding.finish() }
+        return try decoding.decode(type)
     }
 }

@@ -19,11 +19,20 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     @exclusivity(unchecked) private var keys = StoredCodingKeyStack()
     /// The path to the decoder's own root (empty but for separate decoders).
     private let rootPath: [any CodingKey]
+    /// The keyed containers made so far, one per key type, when ``reusesContainers``.
+    @exclusivity(unchecked) private var keyedContainers: [(keyType: ObjectIdentifier, holder: AnyObject)] = []
+    /// Whether a keyed container, once made, is handed out again for the same key type. A
+    /// container only refers to this decoder and reads whichever value it is on, so one serves
+    /// every value with those keys (the 20 tabs of a sidebar); making one costs two run-time
+    /// type lookups and an object. Only a decoder whose owner calls ``finish()`` may.
+    private let reusesContainers: Bool
 
     /// A decoder for `value`, found at `codingPath`.
-    init(value: StoredValue?, codingPath: [any CodingKey] = []) {
+    init(value: StoredValue?, codingPath: [any CodingKey] = [], reusesContainers: Bool = false) {
         self.value = value
         self.rootPath = codingPath
+        self.reusesContainers = reusesContainers
+        if reusesContainers { keyedContainers.reserveCapacity(4) }
     }
 
     /// The keys from the root to `value`.
@@ -64,7 +73,18 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
         guard case .dictionary = value else {
             throw mismatch(value, expected: "dictionary", key: nil)
         }
-        return KeyedDecodingContainer(StoredKeyedDecodingContainer(decoder: self))
+        let keyType = ObjectIdentifier(Key.self)
+        for index in keyedContainers.indices where keyedContainers[index].keyType == keyType {
+            return unsafeDowncast(keyedContainers[index].holder, to: KeyedContainerHolder<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(StoredKeyedDecodingContainer<Key>(decoder: self))
+        if reusesContainers { keyedContainers.append((keyType, KeyedContainerHolder<Key>(container))) }
+        return container
+    }
+
+    /// Ends a decoding that reuses containers: they refer to this decoder, which refers to them.
+    func finish() {
+        keyedContainers = []
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -173,5 +193,15 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
         guard let value else { throw mismatch(nil, expected: String(describing: T.self), key: nil) }
         // The value decodes from this same decoder: a single-value wrapper adds no level.
         return try decodeHere(value, as: type)
+    }
+}
+
+/// A keyed container kept for reuse, in an object so the decoder can keep containers of any key
+/// type in one list and get one back by a downcast the runtime does not check.
+private final class KeyedContainerHolder<Key: CodingKey> {
+    let container: KeyedDecodingContainer<Key>
+
+    init(_ container: KeyedDecodingContainer<Key>) {
+        self.container = container
     }
 }
