@@ -90,6 +90,27 @@ struct Harness {
         return Figure(kind: .time, samples: perOperation, operationsPerRound: operations)
     }
 
+    /// Collects `count` latencies of `subject` and of `baseline`, alternating one of each, so that
+    /// both see the machine in the same state (for operations whose cost drifts, such as `fsync`).
+    func measurePairedLatencies(
+        count: Int,
+        warmUp: Int = 3,
+        _ subject: () throws -> Duration,
+        against baseline: () throws -> Duration
+    ) rethrows -> (subject: Figure, baseline: Figure) {
+        for _ in 0..<warmUp {
+            _ = try subject()
+            _ = try baseline()
+        }
+        var subjectLatencies: [Double] = []
+        var baselineLatencies: [Double] = []
+        for _ in 0..<count {
+            subjectLatencies.append(try subject().seconds)
+            baselineLatencies.append(try baseline().seconds)
+        }
+        return (Figure(latencies: subjectLatencies), Figure(latencies: baselineLatencies))
+    }
+
     /// Collects `count` single-operation latencies (after `warmUp` untimed ones) for p50 and p99.
     func measureLatencies(count: Int, warmUp: Int = 3, _ body: () throws -> Duration) rethrows -> Figure {
         for _ in 0..<warmUp { _ = try body() }

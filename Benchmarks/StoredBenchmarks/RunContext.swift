@@ -4,7 +4,7 @@ import Foundation
 /// directory and figures shared between scenarios (an expensive baseline is measured once).
 ///
 /// ```swift
-/// let floor = try context.shared("pwrite-fsync") { try measureFsyncFloor(context) }
+/// let raw = try context.shared("raw-sqlite-upsert") { .measured(try measureRawUpsert(context)) }
 /// let count = context.scaled(full: 10_000, quick: 1_000)
 /// ```
 final class RunContext {

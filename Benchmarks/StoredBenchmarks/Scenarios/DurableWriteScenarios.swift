@@ -22,24 +22,30 @@ enum DurableWriteScenarios {
             requires: kind
         ) { context in
             let count = context.scaled(full: 300, quick: 30)
+            var floor: Figure?
             let subject = try Side.subject(on: .file(kind)) {
                 let directory = try context.makeDirectory("durable")
                 // An app's preferences file is written across launches: measure its second one.
                 try previousLaunch(of: kind, in: directory)
                 let store = try kind.openStore(in: directory, durability: .immediate)
+                let fsyncFloor = try FsyncFloor(in: context)
                 let clock = ContinuousClock()
                 var next = 0
-                return context.harness.measureLatencies(count: count) {
+                // Alternating with the floor: a virtual disk's speed drifts by a third within a
+                // run, and a ratio of two figures taken at different moments would carry it.
+                let figures = try context.harness.measurePairedLatencies(count: count) {
                     next += 1
                     let start = clock.now
                     store.set(next, forKey: "value")
                     return clock.now - start
+                } against: {
+                    try fsyncFloor.writeOnce()
                 }
+                floor = figures.baseline
+                return figures.subject
             }
             var outcome = ScenarioOutcome(subject: subject)
-            outcome.baselines["pwrite-fsync"] = try context.shared("pwrite-fsync") {
-                .measured(try measureFsyncFloor(count: context.scaled(full: 300, quick: 30), context))
-            }
+            if let floor { outcome.baselines["pwrite-fsync"] = .measured(floor) }
             outcome.baselines["userdefaults-sync"] = try context.shared("userdefaults-sync") {
                 .measured(try measureDefaultsSynchronize(count: count, context))
             }
@@ -58,26 +64,6 @@ enum DurableWriteScenarios {
         try store.flush()
     }
 
-    /// Overwrites 4 KiB at offset 0 of a file in the work directory and fsyncs it, per write.
-    static func measureFsyncFloor(count: Int, _ context: RunContext) throws -> Figure {
-        let path = try context.makeDirectory("fsync").appendingPathComponent("floor.bin").path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard descriptor >= 0 else { throw BenchmarkError.unexpected("cannot create \(path): errno \(errno)") }
-        defer { close(descriptor) }
-        var block = [UInt8](repeating: 0x5A, count: 4096)
-        let clock = ContinuousClock()
-        var failure: Int32 = 0
-        let figure = context.harness.measureLatencies(count: count) {
-            block[0] &+= 1
-            let start = clock.now
-            let written = block.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 4096, 0) }
-            if written != 4096 || fsync(descriptor) != 0 { failure = errno }
-            return clock.now - start
-        }
-        guard failure == 0 else { throw BenchmarkError.unexpected("pwrite/fsync on \(path) failed: errno \(failure)") }
-        return figure
-    }
-
     /// Foundation's closest thing to a durable write on Linux.
     static func measureDefaultsSynchronize(count: Int, _ context: RunContext) throws -> Figure {
         try TemporaryDefaults.with { defaults in
@@ -91,5 +77,42 @@ enum DurableWriteScenarios {
                 return clock.now - start
             }
         }
+    }
+}
+
+/// The physical floor of a durable write: 4 KiB overwritten at offset 0 of a file in the work
+/// directory, then `fsync`.
+///
+/// ```swift
+/// let floor = try FsyncFloor(in: context)
+/// let oneWrite = try floor.writeOnce()
+/// ```
+final class FsyncFloor {
+    private let path: String
+    private let descriptor: Int32
+    private var block = [UInt8](repeating: 0x5A, count: 4096)
+
+    init(in context: RunContext) throws {
+        path = try context.makeDirectory("fsync").appendingPathComponent("floor.bin").path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw BenchmarkError.unexpected("cannot create \(path): errno \(errno)") }
+        // The file exists at its full size before the first timed write, like the log it is compared with.
+        _ = try writeOnce()
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Overwrites the block (one byte changed) and syncs it; returns how long that took.
+    func writeOnce() throws -> Duration {
+        block[0] &+= 1
+        let clock = ContinuousClock()
+        let start = clock.now
+        let written = block.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 4096, 0) }
+        guard written == 4096, fsync(descriptor) == 0 else {
+            throw BenchmarkError.unexpected("pwrite/fsync on \(path) failed: errno \(errno)")
+        }
+        return clock.now - start
     }
 }
