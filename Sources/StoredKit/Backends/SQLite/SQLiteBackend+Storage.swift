@@ -35,7 +35,7 @@ extension SQLiteBackend {
     /// Opens, configures and reads everything: a damaged file shows up here, while the policy still applies.
     private func openAndLoad(_ state: inout State) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
-        try checkOwnership(connection)
+        let schemaIsComplete = try checkOwnership(connection)
         let mode = try switchToWriteAheadLog(connection)
         guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
             let name = (path as NSString).lastPathComponent
@@ -44,8 +44,8 @@ extension SQLiteBackend {
                 message: "could not switch to WAL journal mode (kept \(mode?.summary ?? "none")); "
                     + "the directory must allow creating '\(name)-wal' and '\(name)-shm'")
         }
-        try connection.keepWriteAheadLog()
-        try prepareSchema(connection)
+        try connection.limitWriteAheadLog()
+        if !schemaIsComplete { try createSchema(connection) }
         try checkSchemaCompiles(connection)
         state.cached = nil
         try connection.run("BEGIN")
@@ -74,28 +74,23 @@ extension SQLiteBackend {
     }
 
     /// Refuses another program's database before anything (even the journal mode) is changed:
-    /// a file is ours when it carries our application ID, or when it is still empty.
-    private func checkOwnership(_ connection: SQLiteConnection) throws {
-        // Both facts from one snapshot: another process may be creating the schema right now, and
-        // two separate reads could see its tables but not yet its application ID.
-        try connection.run("BEGIN")
-        let applicationID: Int64
-        let isEmpty: Bool
-        do {
-            applicationID = try connection.integerPragma("application_id")
-            isEmpty = try connection.scalar("SELECT count(*) FROM sqlite_schema") == .integer(0)
-            try connection.run("COMMIT")
-        } catch {
-            connection.rollback()
-            throw error
+    /// a file is ours when it carries our application ID, or when it is still empty. Returns
+    /// whether our tables and triggers are all there (and none of the first layout's).
+    private func checkOwnership(_ connection: SQLiteConnection) throws -> Bool {
+        // One statement, so one snapshot: another process may be creating the schema right now,
+        // and two separate reads could see its tables but not yet its application ID.
+        let (applicationID, objects, ours) = try connection.withStatement(SQLiteSchema.inspect) { statement in
+            _ = try statement.step()
+            return (statement.integer(at: 0), statement.integer(at: 1), statement.integer(at: 2))
         }
-        if applicationID == Int64(SQLiteSchema.applicationID) { return }
-        guard applicationID == 0, isEmpty else {
+        if applicationID == Int64(SQLiteSchema.applicationID) { return ours == SQLiteSchema.objectCount }
+        guard applicationID == 0, objects == 0 else {
             throw StoreError.sqlite(
                 path: path, code: 1,
                 message: "not a StoredKit database (application_id \(applicationID), other tables present); "
                     + "choose another file")
         }
+        return false
     }
 
     /// A bit flip in the schema's text (a trigger naming a column that does not exist) is not
@@ -121,8 +116,7 @@ extension SQLiteBackend {
         }
     }
 
-    private func prepareSchema(_ connection: SQLiteConnection) throws {
-        if try connection.scalar(SQLiteSchema.countObjects) == .integer(SQLiteSchema.objectCount) { return }
+    private func createSchema(_ connection: SQLiteConnection) throws {
         try connection.run("BEGIN IMMEDIATE")
         do {
             try connection.execute(SQLiteSchema.create)

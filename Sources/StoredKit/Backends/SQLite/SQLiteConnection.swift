@@ -15,7 +15,7 @@ final class SQLiteConnection {
     /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     static let busyTimeoutMilliseconds: Int32 = 5000
     /// Pages the write-ahead log holds before SQLite copies them into the database.
-    static let checkpointPages = 128
+    static let checkpointPages = 32
     /// The size a larger write-ahead log is trimmed to once its pages are in the database.
     static let writeAheadLogLimit = 1 << 20
 
@@ -24,8 +24,6 @@ final class SQLiteConnection {
     private var statements: [String: SQLiteStatement] = [:]
     /// The last `PRAGMA synchronous` we set, so it is only issued when it changes.
     private(set) var synchronous: String?
-    /// Whether ``keepWriteAheadLog()`` was called: the log is then kept when the file closes.
-    private var keepsWriteAheadLog = false
 
     /// Throws ``StoreError/unsupportedSQLite(found:required:)`` when the runtime library is too old.
     static func checkLibraryVersion() throws {
@@ -76,31 +74,24 @@ final class SQLiteConnection {
 
     deinit {
         for statement in statements.values { statement.finalize() }
-        if keepsWriteAheadLog {
-            // Closing with a size limit set truncates a persistent log to zero bytes; without
-            // one, the next process finds the log's blocks already allocated (see below).
-            sqlite3_exec(handle, "PRAGMA journal_size_limit = -1", nil, nil, nil)
-        }
         sqlite3_close_v2(handle)
     }
 
-    /// Keeps the write-ahead log small and its blocks allocated, which is what makes a durable
-    /// commit cost little more than a raw `fsync`.
+    /// Keeps the write-ahead log small, so that most durable commits overwrite blocks the log
+    /// already has, which is what makes one cost little more than a raw `fsync`.
     ///
     /// A commit appends to the log and syncs it. Appending past the end of the file makes the
     /// file system allocate blocks and record the new size, so `fdatasync` also commits its
-    /// journal (about 1.7x a plain `pwrite` + `fsync` here). After a checkpoint SQLite writes
-    /// the log from its start again, over blocks that already exist, and the sync flushes data
-    /// only. So: checkpoint every 128 pages (a log of about 0.5 MB, rewritten in place), keep
-    /// the log when the last connection closes (SQLite deletes it by default, and the next
-    /// process would grow it again), and trim it back to 1 MiB after a large transaction.
-    /// SQLite deletes a leftover log itself when the database file is missing or empty.
-    func keepWriteAheadLog() throws {
-        var persist: Int32 = 1
-        let code = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
-        guard code == SQLITE_OK else { throw error(code, while: "keeping the write-ahead log") }
-        try execute("PRAGMA wal_autocheckpoint = \(Self.checkpointPages); PRAGMA journal_size_limit = \(Self.writeAheadLogLimit)")
-        keepsWriteAheadLog = true
+    /// journal (about 1.7x a plain `pwrite` + `fsync` here). After a checkpoint SQLite writes the
+    /// log from its start again, over blocks that exist, and the sync flushes data only. With a
+    /// checkpoint every 32 pages, a process's first 32 commits grow the log and the rest reuse
+    /// it; each checkpoint (two more syncs) is shared by 32 commits. A log that a large
+    /// transaction grew is trimmed back to 1 MiB. (Keeping the log between processes would spare
+    /// the first 32 too, but SQLite then copies the kept pages into the file again at every
+    /// close, with three syncs.)
+    func limitWriteAheadLog() throws {
+        sqlite3_wal_autocheckpoint(handle, Int32(Self.checkpointPages))
+        try execute("PRAGMA journal_size_limit = \(Self.writeAheadLogLimit)")
     }
 
     // MARK: Running SQL

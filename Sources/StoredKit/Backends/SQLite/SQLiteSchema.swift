@@ -60,14 +60,18 @@ enum SQLiteSchema {
         PRAGMA application_id = \(applicationID);
         """
 
-    /// Equal to ``objectCount`` exactly when our tables and triggers exist and none of the first
-    /// layout's indexes and trigger are left (each of those subtracts 10).
-    static let countObjects = """
-        SELECT coalesce(sum(CASE WHEN name IN ('preferences_by_change_seq', 'removed_keys_by_change_seq',
-                'preferences_record_removal') THEN -10 ELSE 1 END), 0)
-            FROM sqlite_schema WHERE name IN ('preferences', 'removed_keys', 'preferences_record_untracked_removal',
-                'preferences_stamp_manual_insert', 'preferences_stamp_manual_update', 'preferences_by_change_seq',
-                'removed_keys_by_change_seq', 'preferences_record_removal')
+    /// The application ID, the number of schema objects, and a count that equals ``objectCount``
+    /// exactly when our tables and triggers exist and none of the first layout's indexes and
+    /// trigger are left (each of those subtracts 10). One statement, read from one snapshot.
+    static let inspect = """
+        SELECT (SELECT application_id FROM pragma_application_id), count(*),
+            coalesce(sum(CASE
+                WHEN name IN ('preferences_by_change_seq', 'removed_keys_by_change_seq', 'preferences_record_removal')
+                    THEN -10
+                WHEN name IN ('preferences', 'removed_keys', 'preferences_record_untracked_removal',
+                    'preferences_stamp_manual_insert', 'preferences_stamp_manual_update') THEN 1
+                ELSE 0 END), 0)
+            FROM sqlite_schema
         """
     static let objectCount: Int64 = 5
 

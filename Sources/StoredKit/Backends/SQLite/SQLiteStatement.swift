@@ -82,6 +82,11 @@ final class SQLiteStatement {
         while try step() {}
     }
 
+    /// The column as an integer (0 for NULL, as SQLite converts).
+    func integer(at column: Int32) -> Int64 {
+        sqlite3_column_int64(pointer, column)
+    }
+
     func text(at column: Int32) -> String {
         guard let characters = sqlite3_column_text(pointer, column) else { return "" }
         let count = Int(sqlite3_column_bytes(pointer, column))
