@@ -192,7 +192,7 @@ extension SQLiteBackend {
                 let key = statement.text(at: 0)
                 let column = statement.value(at: 2)
                 let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
-                if case .integer(let rowSequence) = statement.value(at: 3) { maximum = max(maximum, rowSequence) }
+                maximum = max(maximum, statement.integer(at: 3))
                 if let value = SQLiteValueColumns.value(kind: kind, column: column) {
                     values[key] = value
                 } else {
