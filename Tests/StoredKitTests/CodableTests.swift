@@ -344,6 +344,26 @@ struct CodableTests {
         #expect(spy.inner?.inner != nil)
     }
 
+    @Test func aDecoderKeptPastTheDecodingFindsNothingAndIsReleased() throws {
+        weak var weakDecoder: AnyObject?
+        do {
+            let kept = try StoredValueDecoder().decode(
+                [String: DecoderKeeper].self, from: .dictionary(["a": .dictionary(["x": .int(2)]), "x": .int(1)]))
+            let decoder = try #require(kept["a"]?.decoder)
+            weakDecoder = decoder as AnyObject
+            // Reading the root value here would be wrong data; an error is the honest answer.
+            #expect(throws: StoreError.self) { _ = try decoder.container(keyedBy: DecoderKeeper.Keys.self) }
+        }
+        #expect(weakDecoder == nil)
+    }
+
+    @Test func theEncoderIsReleasedAfterEncodingNestedContainers() throws {
+        let sink = WeakSink()
+        let stored = try StoredValueEncoder().encode([NestedContainerWriter(sink: sink)])
+        #expect(stored == .array([.dictionary(["n": .dictionary(["x": .int(1)])])]))
+        #expect(sink.object == nil)
+    }
+
     @Test func twentyTabCustomizationRoundTripsAndMatchesJSON() throws {
         let customization = SidebarCustomization.twentyTabs()
         let (stored, decoded) = try roundTrip(customization)
@@ -406,4 +426,34 @@ private final class DecoderSpy: Decodable {
     }
 
     enum Keys: String, CodingKey { case inner }
+}
+
+/// Keeps the decoder it was given, which the Codable contract does not ask for.
+private final class DecoderKeeper: Decodable {
+    let decoder: any Decoder
+
+    init(from decoder: any Decoder) throws {
+        self.decoder = decoder
+    }
+
+    enum Keys: String, CodingKey { case x }
+}
+
+/// Holds one object weakly.
+private final class WeakSink {
+    weak var object: AnyObject?
+}
+
+/// Writes through a nested keyed container and remembers its encoder weakly.
+private struct NestedContainerWriter: Encodable {
+    let sink: WeakSink
+
+    enum Keys: String, CodingKey { case n, x }
+
+    func encode(to encoder: any Encoder) throws {
+        sink.object = encoder as AnyObject
+        var container = encoder.container(keyedBy: Keys.self)
+        var nested = container.nestedContainer(keyedBy: Keys.self, forKey: .n)
+        try nested.encode(1, forKey: .x)
+    }
 }

@@ -18,6 +18,12 @@ import Foundation
 ///
 /// A value of the wrong shape throws ``StoreError/typeMismatch(key:expected:found:)`` naming the
 /// path inside the value, for example `tabs.home.order`.
+///
+/// One decoder object serves the whole tree, entering each nested value in turn, so a keyed
+/// container reads the value being decoded when it is used. Use containers inside the
+/// `init(from:)` that asked for them, as Codable implementations do: one kept and read after
+/// that `init(from:)` returned reads another value, and after the decoding has returned it
+/// finds nothing (an error).
 public struct StoredValueDecoder: Sendable {
     /// Makes a decoder; it has no options and can be reused freely.
     ///

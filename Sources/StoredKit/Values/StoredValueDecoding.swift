@@ -25,7 +25,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     /// container only refers to this decoder and reads whichever value it is on, so one serves
     /// every value with those keys (the 20 tabs of a sidebar); making one costs two run-time
     /// type lookups and an object. Only a decoder whose owner calls ``finish()`` may.
-    private let reusesContainers: Bool
+    @exclusivity(unchecked) private var reusesContainers: Bool
 
     /// A decoder for `value`, found at `codingPath`.
     init(value: StoredValue?, codingPath: [any CodingKey] = [], reusesContainers: Bool = false) {
@@ -83,8 +83,12 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     }
 
     /// Ends a decoding that reuses containers: they refer to this decoder, which refers to them.
+    /// A decoder or container kept past this point then finds nothing to read (a clear error)
+    /// instead of the root value, and makes no more containers to keep.
     func finish() {
+        reusesContainers = false
         keyedContainers = []
+        value = nil
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -38,6 +38,7 @@ public struct StoredValueEncoder: Sendable {
     /// ```
     public func encode<T: Encodable>(_ value: T) throws -> StoredValue {
         let root = StoredValueEncoding(parent: nil, key: nil)
+        defer { root.release() }
         do {
             try root.encodeHere(value)
             guard let stored = try root.finish() else {

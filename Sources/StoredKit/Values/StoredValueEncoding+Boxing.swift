@@ -19,7 +19,12 @@ extension StoredValueEncoding {
             return try direct.encodeDirectly(node: StoredValueEncoding(parent: self, key: key))
         }
         let child = StoredValueEncoding(parent: self, key: key)
-        try value.encode(to: child)
+        do {
+            try value.encode(to: child)
+        } catch {
+            child.release()
+            throw error
+        }
         return try child.finish()
     }
 

@@ -92,9 +92,17 @@ final class StoredValueEncoding: Encoder, SingleValueEncodingContainer {
         return child
     }
 
+    /// Drops the nested encoders this one is waiting for, and theirs: each refers back to its
+    /// parent, so without this a nested container or super encoder would keep the tree alive.
+    func release() {
+        for (_, child) in pending { child.release() }
+        pending = []
+    }
+
     /// The finished value; `nil` stands for `encodeNil()`. An encoder given nothing at all
     /// yields an empty dictionary, as an empty struct does.
     func finish() throws -> StoredValue? {
+        defer { release() }
         switch state {
         case .empty: return .dictionary([:])
         case .value(let value): return value
