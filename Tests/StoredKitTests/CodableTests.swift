@@ -352,7 +352,7 @@ struct CodableTests {
             let decoder = try #require(kept["a"]?.decoder)
             weakDecoder = decoder as AnyObject
             // Reading the root value here would be wrong data; an error is the honest answer.
-            #expect(throws: StoreError.self) { _ = try decoder.container(keyedBy: DecoderKeeper.Keys.self) }
+            #expect(throws: DecodingError.self) { _ = try decoder.container(keyedBy: DecoderKeeper.Keys.self) }
         }
         #expect(weakDecoder == nil)
     }
@@ -362,6 +362,18 @@ struct CodableTests {
         let stored = try StoredValueEncoder().encode([NestedContainerWriter(sink: sink)])
         #expect(stored == .array([.dictionary(["n": .dictionary(["x": .int(1)])])]))
         #expect(sink.object == nil)
+    }
+
+    @Test func aTypeCanCatchTheDecodingErrorOfANestedValue() throws {
+        let stored = StoredValue.dictionary([
+            "mode": .string("from a newer version"), "count": .string("three"), "after": .int(7),
+        ])
+        let json = try JSONEncoder().encode(
+            ["mode": AnyEncodable("from a newer version"), "count": AnyEncodable("three"), "after": AnyEncodable(7)])
+        let fromJSON = try JSONDecoder().decode(Forward.self, from: json)
+        let decoded = try StoredValueDecoder().decode(Forward.self, from: stored)
+        #expect(decoded == fromJSON)
+        #expect(decoded == Forward(mode: .standard, count: 0, after: 7, caught: ["dataCorrupted mode", "typeMismatch count"]))
     }
 
     @Test func twentyTabCustomizationRoundTripsAndMatchesJSON() throws {
@@ -455,5 +467,52 @@ private struct NestedContainerWriter: Encodable {
         var container = encoder.container(keyedBy: Keys.self)
         var nested = container.nestedContainer(keyedBy: Keys.self, forKey: .n)
         try nested.encode(1, forKey: .x)
+    }
+}
+
+/// Falls back to defaults for values it does not understand, by catching the `DecodingError`
+/// of the nested value, the way a type written against `JSONDecoder` does.
+private struct Forward: Decodable, Equatable {
+    enum Mode: String, Decodable { case standard, compact }
+    enum Keys: String, CodingKey { case mode, count, after }
+
+    var mode: Mode
+    var count: Int
+    var after: Int
+    var caught: [String]
+
+    init(mode: Mode, count: Int, after: Int, caught: [String]) {
+        (self.mode, self.count, self.after, self.caught) = (mode, count, after, caught)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        caught = []
+        do {
+            mode = try container.decode(Mode.self, forKey: .mode)
+        } catch DecodingError.dataCorrupted(let context) {
+            caught.append("dataCorrupted \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            mode = .standard
+        }
+        do {
+            count = try container.decode(Int.self, forKey: .count)
+        } catch DecodingError.typeMismatch(_, let context) {
+            caught.append("typeMismatch \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            count = 0
+        }
+        after = try container.decode(Int.self, forKey: .after)
+    }
+}
+
+/// Lets a test build mixed JSON with `JSONEncoder`.
+private struct AnyEncodable: Encodable {
+    let encodeValue: (any Encoder) throws -> Void
+
+    init(_ value: some Encodable) {
+        encodeValue = { try value.encode(to: $0) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try encodeValue(encoder)
     }
 }

@@ -75,7 +75,7 @@ struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         guard let value = value(forKey: key) else {
-            throw decoder.mismatch(nil, expected: String(describing: T.self), key: key)
+            throw decoder.mismatch(nil, expected: String(describing: T.self), type: T.self, key: key)
         }
         return try decoder.unbox(value, as: type, key: key)
     }
@@ -184,7 +184,7 @@ struct StoredUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let key = StoredIndexKey(index: currentIndex)
         guard currentIndex < elements.count else {
-            throw decoder.mismatch(nil, expected: String(describing: T.self), key: key)
+            throw decoder.mismatch(nil, expected: String(describing: T.self), type: T.self, key: key)
         }
         let result = try decoder.unbox(elements[currentIndex], as: type, key: key)
         currentIndex += 1

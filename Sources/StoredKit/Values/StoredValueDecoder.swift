@@ -47,6 +47,10 @@ public struct StoredValueDecoder: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, from value: StoredValue) throws -> T {
         let decoding = StoredValueDecoding(value: value, reusesContainers: true)
         defer { decoding.finish() }
-        return try decoding.decode(type)
+        do {
+            return try decoding.decode(type)
+        } catch let error as DecodingError {
+            throw StoredValueDecoding.storeError(from: error, decoding: value, as: type)
+        }
     }
 }

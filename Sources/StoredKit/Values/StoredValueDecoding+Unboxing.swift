@@ -58,17 +58,18 @@ extension StoredValueDecoding {
         MemoryLayout<T>.size == MemoryLayout<[StoredValue]>.size
     }
 
-    /// `T(from: self)`, with a `DecodingError` the type throws reported in StoredKit's terms.
+    /// `T(from: self)`. A `DecodingError` the type throws itself stays one (a caller's own
+    /// `init(from:)` may catch it) but carries the `StoreError` that names `T` and the value.
     private func decodeThroughConformance<T: Decodable>(_ value: StoredValue, as type: T.Type) throws -> T {
         if value.isContainer, T.self == Date.self || T.self == Data.self || T.self == URL.self {
             // Their own conformances would read the container and report a confusing error;
             // a container is simply the wrong shape for them.
-            throw mismatch(value, expected: String(describing: T.self), key: nil)
+            throw mismatch(value, expected: String(describing: T.self), type: T.self, key: nil)
         }
         do {
             return try T(from: self)
-        } catch let error as DecodingError {
-            throw Self.storeError(from: error, decoding: value, as: type)
+        } catch let error as DecodingError where error.storeError == nil {
+            throw error.carrying(Self.storeError(from: error, decoding: value, as: type))
         }
     }
 
@@ -129,7 +130,7 @@ extension StoredValueDecoding {
             } else if #available(macOS 15.0, *) {
                 Self.same(try native(value, as: UInt128.self, key: key), as: T.self)
             } else {
-                throw mismatch(value, expected: String(describing: T.self), key: key())
+                throw mismatch(value, expected: String(describing: T.self), type: T.self, key: key())
             }
         }
     }

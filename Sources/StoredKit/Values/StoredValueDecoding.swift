@@ -71,7 +71,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .dictionary = value else {
-            throw mismatch(value, expected: "dictionary", key: nil)
+            throw mismatch(value, expected: "dictionary", type: [String: Any].self, key: nil)
         }
         let keyType = ObjectIdentifier(Key.self)
         for index in keyedContainers.indices where keyedContainers[index].keyType == keyType {
@@ -93,7 +93,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
-            throw mismatch(value, expected: "array", key: nil)
+            throw mismatch(value, expected: "array", type: [Any].self, key: nil)
         }
         return StoredUnkeyedDecodingContainer(decoder: self, elements: elements)
     }
@@ -112,7 +112,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
         key: () -> (any CodingKey)?
     ) throws -> Native {
         guard let value else {
-            throw mismatch(nil, expected: String(describing: Native.self), key: key())
+            throw mismatch(nil, expected: String(describing: Native.self), type: Native.self, key: key())
         }
         guard let decoded = Native.fromNative(value) else {
             throw mismatch(value, expected: Native.self, key: key())
@@ -121,26 +121,54 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     }
 
     // MARK: Errors
+    //
+    // Inside a decoding every failure is a `DecodingError`, as from `JSONDecoder`, so that a
+    // type's own `init(from:)` can catch it (an unknown raw value falling back to a default).
+    // Each carries, as its underlying error, the `StoreError` that `StoredValueDecoder` throws
+    // if nothing catches it.
 
-    func mismatch<Native: StoredNativeCodable>(_ value: StoredValue, expected: Native.Type, key: (any CodingKey)?) -> StoreError {
-        .typeMismatch(
-            key: StoredCodingPath.string(codingPath, appending: key),
-            expected: String(describing: expected),
-            found: value.foundDescription(expectingNumber: Native.isNumber)
-        )
+    func mismatch<Native: StoredNativeCodable>(_ value: StoredValue, expected: Native.Type, key: (any CodingKey)?)
+        -> DecodingError
+    {
+        failure(
+            .typeMismatch(
+                key: StoredCodingPath.string(codingPath, appending: key),
+                expected: String(describing: expected),
+                found: value.foundDescription(expectingNumber: Native.isNumber)),
+            type: expected, found: value, key: key)
     }
 
-    func mismatch(_ value: StoredValue?, expected: String, key: (any CodingKey)?) -> StoreError {
-        .typeMismatch(
-            key: StoredCodingPath.string(codingPath, appending: key),
-            expected: expected,
-            found: value?.typeName ?? "nothing"
-        )
+    /// `expected` names what was wanted ("dictionary", a type's name); `type` is that type.
+    func mismatch(_ value: StoredValue?, expected: String, type: Any.Type, key: (any CodingKey)?) -> DecodingError {
+        failure(
+            .typeMismatch(
+                key: StoredCodingPath.string(codingPath, appending: key),
+                expected: expected,
+                found: value?.typeName ?? "nothing"),
+            type: type, found: value, key: key)
     }
 
-    /// A `DecodingError` from a type's own `init(from:)` (a raw value with no matching case, an
-    /// enum payload of the wrong shape), reported in StoredKit's terms at the path it names.
+    /// The `DecodingError` JSONDecoder would throw for this failure, carrying `detail`: a missing
+    /// key is `keyNotFound`, a missing element or value `valueNotFound`, anything else `typeMismatch`.
+    private func failure(_ detail: StoreError, type: Any.Type, found value: StoredValue?, key: (any CodingKey)?) -> DecodingError
+    {
+        let description = String(describing: detail)
+        guard value == nil else {
+            let path = key.map { codingPath + [$0] } ?? codingPath
+            return .typeMismatch(type, .init(codingPath: path, debugDescription: description, underlyingError: detail))
+        }
+        if let key, !(key is StoredIndexKey) {
+            return .keyNotFound(key, .init(codingPath: codingPath, debugDescription: description, underlyingError: detail))
+        }
+        let path = key.map { codingPath + [$0] } ?? codingPath
+        return .valueNotFound(type, .init(codingPath: path, debugDescription: description, underlyingError: detail))
+    }
+
+    /// What ``StoredValueDecoder`` throws for `error`: the `StoreError` it carries, or one made
+    /// from a `DecodingError` a type's own `init(from:)` threw while decoding `value` as `T`
+    /// (a raw value with no matching case, an enum payload of the wrong shape).
     static func storeError<T>(from error: DecodingError, decoding value: StoredValue, as type: T.Type) -> StoreError {
+        if let detail = error.storeError { return detail }
         let context: DecodingError.Context
         switch error {
         case .typeMismatch(_, let errorContext), .valueNotFound(_, let errorContext), .dataCorrupted(let errorContext):
@@ -194,7 +222,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt128.Type) throws -> UInt128 { try native(value, as: type, key: { nil }) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        guard let value else { throw mismatch(nil, expected: String(describing: T.self), key: nil) }
+        guard let value else { throw mismatch(nil, expected: String(describing: T.self), type: T.self, key: nil) }
         // The value decodes from this same decoder: a single-value wrapper adds no level.
         return try decodeHere(value, as: type)
     }
@@ -207,5 +235,33 @@ private final class KeyedContainerHolder<Key: CodingKey> {
 
     init(_ container: KeyedDecodingContainer<Key>) {
         self.container = container
+    }
+}
+
+extension DecodingError {
+    /// The `StoreError` a failure inside ``StoredValueDecoding`` carries.
+    var storeError: StoreError? {
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+            .dataCorrupted(let context):
+            context.underlyingError as? StoreError
+        @unknown default: nil
+        }
+    }
+
+    /// The same error carrying `detail`, unless it already carries an underlying error.
+    func carrying(_ detail: StoreError) -> DecodingError {
+        func attach(_ context: Context) -> Context? {
+            context.underlyingError == nil
+                ? Context(codingPath: context.codingPath, debugDescription: context.debugDescription, underlyingError: detail)
+                : nil
+        }
+        switch self {
+        case .typeMismatch(let type, let context): return attach(context).map { .typeMismatch(type, $0) } ?? self
+        case .valueNotFound(let type, let context): return attach(context).map { .valueNotFound(type, $0) } ?? self
+        case .keyNotFound(let key, let context): return attach(context).map { .keyNotFound(key, $0) } ?? self
+        case .dataCorrupted(let context): return attach(context).map { .dataCorrupted($0) } ?? self
+        @unknown default: return self
+        }
     }
 }
