@@ -20,7 +20,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     /// The path to the decoder's own root (empty but for separate decoders).
     private let rootPath: [any CodingKey]
     /// The keyed containers made so far, one per key type, when ``reusesContainers``.
-    @exclusivity(unchecked) private var keyedContainers: [(keyType: ObjectIdentifier, holder: AnyObject)] = []
+    @exclusivity(unchecked) private var keyedContainers: [MadeContainer] = []
     /// Whether a keyed container, once made, is handed out again for the same key type. A
     /// container only refers to this decoder and reads whichever value it is on, so one serves
     /// every value with those keys (the 20 tabs of a sidebar); making one costs two run-time
@@ -78,7 +78,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
             return unsafeDowncast(keyedContainers[index].holder, to: KeyedContainerHolder<Key>.self).container
         }
         let container = KeyedDecodingContainer(StoredKeyedDecodingContainer<Key>(decoder: self))
-        if reusesContainers { keyedContainers.append((keyType, KeyedContainerHolder<Key>(container))) }
+        if reusesContainers { keyedContainers.append(MadeContainer(keyType: keyType, holder: KeyedContainerHolder<Key>(container))) }
         return container
     }
 
@@ -226,6 +226,13 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
         // The value decodes from this same decoder: a single-value wrapper adds no level.
         return try decodeHere(value, as: type)
     }
+}
+
+/// A keyed container kept for reuse and its key type. (A struct, not a tuple: the runtime builds
+/// a tuple's type information on first use in each process and looks it up on every later one.)
+private struct MadeContainer {
+    let keyType: ObjectIdentifier
+    let holder: AnyObject
 }
 
 /// A keyed container kept for reuse, in an object so the decoder can keep containers of any key
