@@ -45,7 +45,9 @@ enum DurableWriteScenarios {
                 return figures.subject
             }
             var outcome = ScenarioOutcome(subject: subject)
-            if let floor { outcome.baselines["pwrite-fsync"] = .measured(floor) }
+            // A backend that is not wired yet still shows its baselines: the floor on its own then.
+            let fsyncFloor = try floor ?? FsyncFloor(in: context).latencies(count: count, context.harness)
+            outcome.baselines["pwrite-fsync"] = .measured(fsyncFloor)
             outcome.baselines["userdefaults-sync"] = try context.shared("userdefaults-sync") {
                 .measured(try measureDefaultsSynchronize(count: count, context))
             }
@@ -102,6 +104,11 @@ final class FsyncFloor {
 
     deinit {
         close(descriptor)
+    }
+
+    /// `count` timed writes on their own.
+    func latencies(count: Int, _ harness: Harness) throws -> Figure {
+        try harness.measureLatencies(count: count) { try writeOnce() }
     }
 
     /// Overwrites the block (one byte changed) and syncs it; returns how long that took.
