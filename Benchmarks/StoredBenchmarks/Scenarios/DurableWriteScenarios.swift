@@ -15,8 +15,7 @@ enum DurableWriteScenarios {
         if kind == .sqlite { baselines.append(Baseline("raw-sqlite", "raw SQLite autocommit upsert")) }
         return Scenario(
             name: "write.durable.\(kind.rawValue)", group: "write, durable",
-            measures: "One set() with .immediate durability on a \(kind.rawValue) file an earlier run of the app has "
-                + "written \(previousLaunchWrites) times, timed per write (p50/p99).",
+            measures: "One set() with .immediate durability on a \(kind.rawValue) file, timed per write (p50/p99).",
             subject: "store.set(Int) with .immediate",
             baselines: baselines,
             requires: kind
@@ -24,10 +23,7 @@ enum DurableWriteScenarios {
             let count = context.scaled(full: 300, quick: 30)
             var floor: Figure?
             let subject = try Side.subject(on: .file(kind)) {
-                let directory = try context.makeDirectory("durable")
-                // An app's preferences file is written across launches: measure its second one.
-                try previousLaunch(of: kind, in: directory)
-                let store = try kind.openStore(in: directory, durability: .immediate)
+                let store = try kind.openStore(in: try context.makeDirectory("durable"), durability: .immediate)
                 let fsyncFloor = try FsyncFloor(in: context)
                 let clock = ContinuousClock()
                 var next = 0
@@ -54,16 +50,6 @@ enum DurableWriteScenarios {
             if kind == .sqlite { outcome.baselines["raw-sqlite"] = try RawSQLiteBaseline.autocommitUpsert(count: count, context) }
             return outcome
         }
-    }
-
-    /// Durable writes an earlier run made before it quit.
-    static let previousLaunchWrites = 300
-
-    /// Opens a store on the file, writes it ``previousLaunchWrites`` times and closes it.
-    static func previousLaunch(of kind: FileStoreKind, in directory: URL) throws {
-        let store = try kind.openStore(in: directory, durability: .immediate)
-        for value in 0..<previousLaunchWrites { store.set(-value, forKey: "value") }
-        try store.flush()
     }
 
     /// Foundation's closest thing to a durable write on Linux.

@@ -78,7 +78,9 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
             return unsafeDowncast(keyedContainers[index].holder, to: KeyedContainerHolder<Key>.self).container
         }
         let container = KeyedDecodingContainer(StoredKeyedDecodingContainer<Key>(decoder: self))
-        if reusesContainers { keyedContainers.append(MadeContainer(keyType: keyType, holder: KeyedContainerHolder<Key>(container))) }
+        if reusesContainers {
+            keyedContainers.append(MadeContainer(keyType: keyType, holder: KeyedContainerHolder<Key>(container)))
+        }
         return container
     }
 
