@@ -33,32 +33,72 @@ struct SQLiteFileSafetyTests {
 
 @Suite("SQLite: a damaged schema")
 struct SQLiteDamagedSchemaTests {
-    /// A store holding one value whose trigger text is then damaged.
-    func makeDamagedStore(in directory: TemporaryDirectory) throws -> URL {
+    /// A store file holding one value.
+    func makeStore(in directory: TemporaryDirectory) throws -> URL {
         let url = directory.database
-        do {
-            let store = try PreferenceStore(.sqlite(at: url))
-            store.set("kept", forKey: "a")
-            try store.flush()
-        }
-        try damageSchema(url)
+        let store = try PreferenceStore(.sqlite(at: url))
+        store.set("kept", forKey: "a")
+        try store.flush()
         return url
     }
 
-    /// Damages a trigger's text the way a bit flip would, through SQLite's writable_schema.
-    func damageSchema(_ url: URL) throws {
+    /// Rewrites schema text the way a bit flip would, through SQLite's writable_schema.
+    func damageSchema(_ url: URL, objectType: String, replacing old: String, with new: String) throws {
         _ = try SQLiteBackendTests.shell(
             url,
             """
             PRAGMA writable_schema = ON;
-            UPDATE sqlite_schema SET sql = replace(sql, 'NEW.change_seq', 'NEW.chinge_seq') WHERE type = 'trigger';
+            UPDATE sqlite_schema SET sql = replace(sql, '\(old)', '\(new)') WHERE type = '\(objectType)';
             PRAGMA writable_schema = OFF;
             """)
     }
 
-    @Test func damagedSchemaIsQuarantinedAtOpenNotAtTheFirstWrite() throws {
+    /// Each schema object's name and text, as the file keeps them.
+    func schemaObjects(_ url: URL) throws -> [String: String] {
+        let connection = try SQLiteConnection(path: url.path, readOnly: true)
+        var objects: [String: String] = [:]
+        try connection.withStatement(SQLiteSchema.listObjects) { statement in
+            while try statement.step() { objects[statement.text(at: 0)] = statement.text(at: 1) }
+        }
+        return objects
+    }
+
+    @Test func aNewFileHoldsOurTriggersWordForWord() throws {
+        // An open compares the triggers' text instead of compiling them; if the text SQLite keeps
+        // differed from ours, every open would rebuild them (and fail on a read-only file).
         let directory = try TemporaryDirectory()
-        let url = try makeDamagedStore(in: directory)
+        let url = try makeStore(in: directory)
+        let objects = try schemaObjects(url)
+        #expect(SQLiteSchema.isCurrent(objects))
+        #expect(objects.count == 2 + SQLiteSchema.triggers.count)
+        // Opening it again changes no schema object (SQLite counts every change in schema_version).
+        let before = try SQLiteBackendTests.shell(url, "PRAGMA schema_version")
+        let reopened = try PreferenceStore(.sqlite(at: url))
+        #expect(reopened.value(forKey: "a", as: String.self) == "kept")
+        #expect(try SQLiteBackendTests.shell(url, "PRAGMA schema_version") == before)
+    }
+
+    @Test func aDamagedTriggerIsRebuiltAndTheDataKept() throws {
+        let directory = try TemporaryDirectory()
+        let url = try makeStore(in: directory)
+        try damageSchema(url, objectType: "trigger", replacing: "NEW.change_seq", with: "NEW.chinge_seq")
+        #expect(!SQLiteSchema.isCurrent(try schemaObjects(url)))
+
+        let reopened = try PreferenceStore(.sqlite(at: url))
+        #expect(reopened.recentEvents.isEmpty)
+        #expect(reopened.value(forKey: "a", as: String.self) == "kept")
+        #expect(SQLiteSchema.isCurrent(try schemaObjects(url)))
+        // The rebuilt trigger works: a row inserted by hand is stamped with a change sequence.
+        _ = try SQLiteBackendTests.shell(url, "INSERT INTO preferences (key, type, value) VALUES ('hand', 'int', 5)")
+        let sequence = try SQLiteBackendTests.shell(url, "SELECT change_seq FROM preferences WHERE key = 'hand'")
+        #expect((Int(sequence.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0)
+    }
+
+    @Test func aDamagedTableIsQuarantinedAtOpenNotAtTheFirstWrite() throws {
+        let directory = try TemporaryDirectory()
+        let url = try makeStore(in: directory)
+        // `updated_at` is written by every upsert but read by no query the open runs anyway.
+        try damageSchema(url, objectType: "table", replacing: "updated_at REAL", with: "updated_an REAL")
         let reopened = try PreferenceStore(.sqlite(at: url))
         guard case .quarantined(_, let movedTo, let reason) = reopened.recentEvents.first else {
             Issue.record("expected a quarantine event, got \(reopened.recentEvents)")
@@ -71,14 +111,15 @@ struct SQLiteDamagedSchemaTests {
         #expect(reopened.value(forKey: "b", as: Int.self) == 1)
     }
 
-    @Test func damagedSchemaFailsTheOpenWhenAskedTo() throws {
+    @Test func aDamagedTableFailsTheOpenWhenAskedTo() throws {
         let directory = try TemporaryDirectory()
-        let url = try makeDamagedStore(in: directory)
+        let url = try makeStore(in: directory)
+        try damageSchema(url, objectType: "table", replacing: "updated_at REAL", with: "updated_an REAL")
         #expect {
             _ = try PreferenceStore(.sqlite(at: url, corruption: .fail))
         } throws: { error in
             guard case StoreError.corruptFile(let path, let reason, nil) = error else { return false }
-            return path == url.path && reason.contains("chinge_seq")
+            return path == url.path && reason.contains("updated_at")
         }
     }
 }

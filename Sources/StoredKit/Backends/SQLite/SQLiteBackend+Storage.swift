@@ -46,7 +46,7 @@ extension SQLiteBackend {
         }
         try connection.limitWriteAheadLog()
         if !schemaIsComplete { try createSchema(connection) }
-        try checkSchemaCompiles(connection)
+        try checkTablesCompile(connection)
         state.cached = nil
         try connection.run("BEGIN")
         do {
@@ -75,16 +75,25 @@ extension SQLiteBackend {
 
     /// Refuses another program's database before anything (even the journal mode) is changed:
     /// a file is ours when it carries our application ID, or when it is still empty. Returns
-    /// whether our tables and triggers are all there (and none of the first layout's).
+    /// whether the schema is this layout exactly (see ``SQLiteSchema/isCurrent(_:)``).
     private func checkOwnership(_ connection: SQLiteConnection) throws -> Bool {
-        // One statement, so one snapshot: another process may be creating the schema right now,
+        // One transaction, so one snapshot: another process may be creating the schema right now,
         // and two separate reads could see its tables but not yet its application ID.
-        let (applicationID, objects, ours) = try connection.withStatement(SQLiteSchema.inspect) { statement in
-            _ = try statement.step()
-            return (statement.integer(at: 0), statement.integer(at: 1), statement.integer(at: 2))
+        try connection.run("BEGIN")
+        let applicationID: Int64
+        var objects: [String: String] = [:]
+        do {
+            applicationID = try connection.integerPragma("application_id")
+            try connection.withStatement(SQLiteSchema.listObjects) { statement in
+                while try statement.step() { objects[statement.text(at: 0)] = statement.text(at: 1) }
+            }
+            try connection.run("COMMIT")
+        } catch {
+            connection.rollback()
+            throw error
         }
-        if applicationID == Int64(SQLiteSchema.applicationID) { return ours == SQLiteSchema.objectCount }
-        guard applicationID == 0, objects == 0 else {
+        if applicationID == Int64(SQLiteSchema.applicationID) { return SQLiteSchema.isCurrent(objects) }
+        guard applicationID == 0, objects.isEmpty else {
             throw StoreError.sqlite(
                 path: path, code: 1,
                 message: "not a StoredKit database (application_id \(applicationID), other tables present); "
@@ -93,16 +102,15 @@ extension SQLiteBackend {
         return false
     }
 
-    /// A bit flip in the schema's text (a trigger naming a column that does not exist) is not
-    /// SQLite "corruption": it surfaces only when a statement using it is prepared, so the first
-    /// write would fail. Preparing the write statements at open sends it to the corruption policy.
-    private func checkSchemaCompiles(_ connection: SQLiteConnection) throws {
-        for sql in [SQLiteSchema.upsert, SQLiteSchema.recordRemoval, SQLiteSchema.delete, SQLiteSchema.selectAll] {
-            do {
-                try connection.withStatement(sql) { _ in }
-            } catch StoreError.sqlite(_, let code, let message) where code & 0xFF == SQLITE_ERROR {
-                throw StoreError.sqlite(path: path, code: SQLITE_CORRUPT, message: "damaged schema: \(message)")
-            }
+    /// A bit flip in a table's definition (a column name) is not SQLite "corruption": it surfaces
+    /// only when a statement naming that column is prepared, so the first write would fail.
+    /// Preparing one that names every column at open sends it to the corruption policy.
+    /// (Triggers are compared by text instead; see ``SQLiteSchema/isCurrent(_:)``.)
+    private func checkTablesCompile(_ connection: SQLiteConnection) throws {
+        do {
+            try connection.withStatement(SQLiteSchema.everyColumn) { _ in }
+        } catch StoreError.sqlite(_, let code, let message) where code & 0xFF == SQLITE_ERROR {
+            throw StoreError.sqlite(path: path, code: SQLITE_CORRUPT, message: "damaged schema: \(message)")
         }
     }
 

@@ -18,7 +18,8 @@
 ///   gets a fresh one. These scan both tables (there is no `change_seq` index), which is fine
 ///   for a hand edit; the backend's own writes never set them off.
 /// - Files from the first version of this layout had `change_seq` indexes and a trigger that
-///   computed a sequence on every DELETE; opening such a file drops them.
+///   computed a sequence on every DELETE; opening such a file drops them. A trigger whose text
+///   differs from ours is created again the same way.
 enum SQLiteSchema {
     static let applicationID: Int32 = 0x5374_4B31
 
@@ -29,7 +30,8 @@ enum SQLiteSchema {
 
     private static let now = "((julianday('now') - 2440587.5) * 86400.0)"
 
-    static let create = """
+    static let create =
+        """
         CREATE TABLE IF NOT EXISTS preferences (
             key TEXT PRIMARY KEY NOT NULL,
             type TEXT NOT NULL,
@@ -44,36 +46,65 @@ enum SQLiteSchema {
         DROP INDEX IF EXISTS preferences_by_change_seq;
         DROP INDEX IF EXISTS removed_keys_by_change_seq;
         DROP TRIGGER IF EXISTS preferences_record_removal;
-        CREATE TRIGGER IF NOT EXISTS preferences_record_untracked_removal AFTER DELETE ON preferences
-            WHEN NOT EXISTS (SELECT 1 FROM removed_keys WHERE key = OLD.key AND change_seq > OLD.change_seq) BEGIN
-            INSERT INTO removed_keys (key, change_seq) VALUES (OLD.key, max(OLD.change_seq + 1, \(nextSequence)))
-                ON CONFLICT (key) DO UPDATE SET change_seq = excluded.change_seq;
-        END;
-        CREATE TRIGGER IF NOT EXISTS preferences_stamp_manual_insert AFTER INSERT ON preferences
-            WHEN NEW.change_seq = 0 BEGIN
-            UPDATE preferences SET change_seq = \(nextSequence) WHERE key = NEW.key;
-        END;
-        CREATE TRIGGER IF NOT EXISTS preferences_stamp_manual_update AFTER UPDATE ON preferences
-            WHEN NEW.change_seq = OLD.change_seq BEGIN
-            UPDATE preferences SET change_seq = \(nextSequence), updated_at = \(now) WHERE key = NEW.key;
-        END;
         PRAGMA application_id = \(applicationID);
-        """
 
-    /// The application ID, the number of schema objects, and a count that equals ``objectCount``
-    /// exactly when our tables and triggers exist and none of the first layout's indexes and
-    /// trigger are left (each of those subtracts 10). One statement, read from one snapshot.
-    static let inspect = """
-        SELECT (SELECT application_id FROM pragma_application_id), count(*),
-            coalesce(sum(CASE
-                WHEN name IN ('preferences_by_change_seq', 'removed_keys_by_change_seq', 'preferences_record_removal')
-                    THEN -10
-                WHEN name IN ('preferences', 'removed_keys', 'preferences_record_untracked_removal',
-                    'preferences_stamp_manual_insert', 'preferences_stamp_manual_update') THEN 1
-                ELSE 0 END), 0)
-            FROM sqlite_schema
+        """ + triggers.map { "DROP TRIGGER IF EXISTS \($0.name);\n\($0.sql);\n" }.joined()
+
+    /// Our triggers, each with its text exactly as SQLite keeps it in `sqlite_schema`. An open
+    /// compares the kept text with these (``isCurrent(_:)``) instead of compiling the triggers,
+    /// which cost a tenth of opening a 10,000-key file; one that differs (a bit flip, an older
+    /// text) is dropped and created again by ``create``.
+    static let triggers: [(name: String, sql: String)] = [
+        (
+            "preferences_record_untracked_removal",
+            """
+            CREATE TRIGGER preferences_record_untracked_removal AFTER DELETE ON preferences
+                WHEN NOT EXISTS (SELECT 1 FROM removed_keys WHERE key = OLD.key AND change_seq > OLD.change_seq) BEGIN
+                INSERT INTO removed_keys (key, change_seq) VALUES (OLD.key, max(OLD.change_seq + 1, \(nextSequence)))
+                    ON CONFLICT (key) DO UPDATE SET change_seq = excluded.change_seq;
+            END
+            """
+        ),
+        (
+            "preferences_stamp_manual_insert",
+            """
+            CREATE TRIGGER preferences_stamp_manual_insert AFTER INSERT ON preferences
+                WHEN NEW.change_seq = 0 BEGIN
+                UPDATE preferences SET change_seq = \(nextSequence) WHERE key = NEW.key;
+            END
+            """
+        ),
+        (
+            "preferences_stamp_manual_update",
+            """
+            CREATE TRIGGER preferences_stamp_manual_update AFTER UPDATE ON preferences
+                WHEN NEW.change_seq = OLD.change_seq BEGIN
+                UPDATE preferences SET change_seq = \(nextSequence), updated_at = \(now) WHERE key = NEW.key;
+            END
+            """
+        ),
+    ]
+
+    /// The first layout's objects, which ``create`` drops.
+    static let firstLayoutObjects = ["preferences_by_change_seq", "removed_keys_by_change_seq", "preferences_record_removal"]
+
+    /// Every schema object's name and text; read with `PRAGMA application_id` in one transaction.
+    static let listObjects = "SELECT name, coalesce(sql, '') FROM sqlite_schema"
+
+    /// Whether `objects` (name to text, from ``listObjects``) is this layout exactly: both tables,
+    /// our triggers with our text, and nothing left of the first layout.
+    static func isCurrent(_ objects: [String: String]) -> Bool {
+        objects["preferences"] != nil && objects["removed_keys"] != nil
+            && triggers.allSatisfy { objects[$0.name] == $0.sql }
+            && firstLayoutObjects.allSatisfy { objects[$0] == nil }
+    }
+
+    /// Names every column of both tables without setting off a trigger: preparing it proves the
+    /// tables' definitions are intact.
+    static let everyColumn = """
+        SELECT p.key, p.type, p.value, p.updated_at, p.change_seq, r.key, r.change_seq
+            FROM preferences AS p, removed_keys AS r
         """
-    static let objectCount: Int64 = 5
 
     /// A scan of both tables: only for a reload that found nothing newer (did the file go back?)
     /// and for a write without a current snapshot.
