@@ -97,4 +97,37 @@ struct SQLiteSequenceTests {
         _ = try Self.shell(directory.database, ".restore '\(backup.path)'")
         #expect(try backend.load().values == ["a": .int(1)])
     }
+
+    @Test func aStoreThatOnlyReadAtOpenStampsItsFirstWriteAboveEverySequence() throws {
+        // The open reads no sequences, so the first write must find the largest one itself.
+        let directory = try TemporaryDirectory()
+        let other = SQLiteBackend.sqlite(at: directory.database)
+        _ = try other.commit(BackendChanges(values: ["a": .int(1), "b": .int(2)]))
+        _ = try other.load()
+        _ = try other.commit(BackendChanges(values: ["b": nil]))
+
+        let backend = SQLiteBackend.sqlite(at: directory.database)
+        #expect(try backend.load().values == ["a": .int(1)])
+        _ = try backend.commit(BackendChanges(values: ["c": .int(3)]))
+        let tombstone = try Self.sequence(of: "b", in: "removed_keys", directory.database)
+        let stamped = try Self.sequence(of: "c", in: "preferences", directory.database)
+        #expect(stamped > tombstone)
+        #expect(stamped > (try Self.sequence(of: "a", in: "preferences", directory.database)))
+    }
+
+    @Test func changesAfterAnOpenAreReadInFullOnceThenIncrementally() throws {
+        let directory = try TemporaryDirectory()
+        let writer = SQLiteBackend.sqlite(at: directory.database)
+        _ = try writer.commit(BackendChanges(values: ["a": .int(1), "b": .int(2)]))
+        let reader = SQLiteBackend.sqlite(at: directory.database)
+        #expect(try reader.load().values == ["a": .int(1), "b": .int(2)])
+
+        _ = try writer.commit(BackendChanges(values: ["c": .int(3)]))
+        #expect(try reader.load().values == ["a": .int(1), "b": .int(2), "c": .int(3)])  // in full
+        // From here on the reader knows the sequence: a removal is only seen through its tombstone.
+        _ = try writer.commit(BackendChanges(values: ["a": nil, "b": .int(20)]))
+        #expect(try reader.load().values == ["b": .int(20), "c": .int(3)])
+        _ = try Self.shell(directory.database, "delete from preferences where key = 'c'")
+        #expect(try reader.load().values == ["b": .int(20)])
+    }
 }

@@ -139,34 +139,31 @@ extension SQLiteBackend {
     /// connection had committed since the last refresh.
     ///
     /// Only rows with a `change_seq` above the last one seen are read, and the largest of those is
-    /// the new last sequence. Everything is read when there is no snapshot yet or the sequence went
-    /// backwards (the file was replaced or restored), which only a reload that found nothing newer checks.
+    /// the new last sequence. Everything is read when there is no snapshot yet, when the snapshot
+    /// was read without sequences, or when the sequence went backwards (the file was replaced or
+    /// restored), which only a reload that found nothing newer checks.
+    ///
+    /// The first read, at open, leaves the sequences out: they are a quarter of the columns a
+    /// full scan reads, and a process that only reads never needs them. Its first write finds the
+    /// largest sequence with a scan inside the write transaction, and the first change by another
+    /// connection is read in full, with sequences.
     func refresh(_ state: inout State, _ connection: SQLiteConnection) throws -> Bool {
         let dataVersion = try connection.dataVersion()
         if state.cached != nil && dataVersion == state.loadedDataVersion { return false }
         var snapshot = BackendSnapshot()
-        var maximum: Int64
+        var maximum: Int64?
         // Taking the cached snapshot out of `state` lets the dictionary be updated in place.
-        if let cached = state.cached.take() {
-            snapshot = cached
-            let since = state.lastSequence
-            maximum = since
-            try connection.withStatement(SQLiteSchema.selectRemoved) { statement in
-                try statement.bind(.integer(since))
-                while try statement.step() {
-                    snapshot.values[statement.text(at: 0)] = nil
-                    if case .integer(let sequence) = statement.value(at: 1) { maximum = max(maximum, sequence) }
-                }
-            }
-            maximum = max(
-                maximum,
-                try readRows(SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents, connection))
+        let previous = state.cached.take()
+        if let previous, let since = state.lastSequence {
+            snapshot = previous
+            maximum = try readChanges(since: since, into: &snapshot.values, &state.pendingEvents, connection)
             if maximum == since, try maximumSequence(connection) < since {
                 snapshot = BackendSnapshot()
-                maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
+                maximum = try readEverything(into: &snapshot, withSequences: true, &state.pendingEvents, connection)
             }
         } else {
-            maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
+            maximum = try readEverything(
+                into: &snapshot, withSequences: previous != nil, &state.pendingEvents, connection)
         }
         snapshot.schemaVersion = Int(try connection.integerPragma("user_version"))
         state.cached = snapshot
@@ -175,39 +172,68 @@ extension SQLiteBackend {
         return true
     }
 
-    /// Reads every row into the empty `snapshot`; returns the largest sequence in either table.
-    private func readEverything(
-        into snapshot: inout BackendSnapshot, _ events: inout [StoreEvent], _ connection: SQLiteConnection
+    /// Applies the rows changed and removed after `since` to `values`; returns the largest
+    /// sequence seen (`since` when nothing changed).
+    private func readChanges(
+        since: Int64, into values: inout [String: StoredValue], _ events: inout [StoreEvent], _ connection: SQLiteConnection
     ) throws -> Int64 {
+        var maximum = since
+        try connection.withStatement(SQLiteSchema.selectRemoved) { statement in
+            try statement.bind(.integer(since))
+            while try statement.step() {
+                values[statement.text(at: 0)] = nil
+                maximum = max(maximum, statement.integer(at: 1))
+            }
+        }
+        try connection.withStatement(SQLiteSchema.selectChanged) { statement in
+            try statement.bind(.integer(since))
+            maximum = max(maximum, try readRows(statement, withSequences: true, into: &values, &events))
+        }
+        return maximum
+    }
+
+    /// Reads every row into the empty `snapshot`; returns the largest sequence in either table,
+    /// or nil when asked to leave the sequences out.
+    private func readEverything(
+        into snapshot: inout BackendSnapshot, withSequences: Bool, _ events: inout [StoreEvent],
+        _ connection: SQLiteConnection
+    ) throws -> Int64? {
         // Sized once up front: growing a 10k-key dictionary row by row rehashes it many times.
+        // (Counting also brings the table's pages in, which the scan then finds in SQLite's cache.)
         if case .integer(let rows) = try connection.scalar(SQLiteSchema.countRows) {
             snapshot.values.reserveCapacity(Int(rows))
         }
-        let rows = try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &events, connection)
+        guard withSequences else {
+            try connection.withStatement(SQLiteSchema.selectValues) { statement in
+                _ = try readRows(statement, withSequences: false, into: &snapshot.values, &events)
+            }
+            return nil
+        }
+        let rows = try connection.withStatement(SQLiteSchema.selectAll) { statement in
+            try readRows(statement, withSequences: true, into: &snapshot.values, &events)
+        }
         guard case .integer(let removed) = try connection.scalar(SQLiteSchema.maximumRemovedSequence) else { return rows }
         return max(rows, removed)
     }
 
-    /// Reads `sql`'s rows into `values`; returns the largest `change_seq` among them (0 when none).
+    /// Reads the rows of `statement` (key, type, value, and `change_seq` when `withSequences`)
+    /// into `values`; returns the largest sequence among them (0 when none or not read).
     private func readRows(
-        _ sql: String, since sequence: Int64?, into values: inout [String: StoredValue], _ events: inout [StoreEvent],
-        _ connection: SQLiteConnection
+        _ statement: SQLiteStatement, withSequences: Bool, into values: inout [String: StoredValue],
+        _ events: inout [StoreEvent]
     ) throws -> Int64 {
         var maximum: Int64 = 0
-        try connection.withStatement(sql) { statement in
-            if let sequence { try statement.bind(.integer(sequence)) }
-            while try statement.step() {
-                let key = statement.text(at: 0)
-                let column = statement.value(at: 2)
-                let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
-                maximum = max(maximum, statement.integer(at: 3))
-                if let value = SQLiteValueColumns.value(kind: kind, column: column) {
-                    values[key] = value
-                } else {
-                    // Left in the file untouched; the key reads as absent until the app writes it.
-                    values[key] = nil
-                    events.append(.decodingFailed(key: key, expected: statement.text(at: 1), found: column.summary))
-                }
+        while try statement.step() {
+            let key = statement.text(at: 0)
+            let column = statement.value(at: 2)
+            let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
+            if withSequences { maximum = max(maximum, statement.integer(at: 3)) }
+            if let value = SQLiteValueColumns.value(kind: kind, column: column) {
+                values[key] = value
+            } else {
+                // Left in the file untouched; the key reads as absent until the app writes it.
+                values[key] = nil
+                events.append(.decodingFailed(key: key, expected: statement.text(at: 1), found: column.summary))
             }
         }
         return maximum
@@ -302,7 +328,8 @@ extension SQLiteBackend {
 extension SQLiteBackend.State {
     /// The largest sequence in the file, valid right after `refresh` inside a write transaction:
     /// with a snapshot, `lastSequence` was either just reloaded or set by our own last commit,
-    /// and the unchanged `data_version` says nobody committed since.
+    /// and the unchanged `data_version` says nobody committed since. Nil before the first commit
+    /// of a process that has only read the file at open.
     var knownMaximumSequence: Int64? { cached != nil ? lastSequence : nil }
 
     /// Folds a committed batch into the cached snapshot; our own commits do not move `data_version`.

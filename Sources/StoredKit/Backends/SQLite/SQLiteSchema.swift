@@ -114,6 +114,8 @@ enum SQLiteSchema {
         """
     static let maximumRemovedSequence = "SELECT coalesce(max(change_seq), 0) FROM removed_keys"
     static let selectAll = "SELECT key, type, value, change_seq FROM preferences"
+    /// The open's scan, without the sequences (see `SQLiteBackend.refresh`).
+    static let selectValues = "SELECT key, type, value FROM preferences"
     static let countRows = "SELECT count(*) FROM preferences"
     static let selectChanged = "SELECT key, type, value, change_seq FROM preferences WHERE change_seq > ?1"
     static let selectRemoved = """
