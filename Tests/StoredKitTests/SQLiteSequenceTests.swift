@@ -99,7 +99,6 @@ struct SQLiteSequenceTests {
     }
 
     @Test func aStoreThatOnlyReadAtOpenStampsItsFirstWriteAboveEverySequence() throws {
-        // The open reads no sequences, so the first write must find the largest one itself.
         let directory = try TemporaryDirectory()
         let other = SQLiteBackend.sqlite(at: directory.database)
         _ = try other.commit(BackendChanges(values: ["a": .int(1), "b": .int(2)]))
@@ -115,7 +114,7 @@ struct SQLiteSequenceTests {
         #expect(stamped > (try Self.sequence(of: "a", in: "preferences", directory.database)))
     }
 
-    @Test func changesAfterAnOpenAreReadInFullOnceThenIncrementally() throws {
+    @Test func changesAfterAnOpenAreReadIncrementally() throws {
         let directory = try TemporaryDirectory()
         let writer = SQLiteBackend.sqlite(at: directory.database)
         _ = try writer.commit(BackendChanges(values: ["a": .int(1), "b": .int(2)]))
@@ -123,11 +122,45 @@ struct SQLiteSequenceTests {
         #expect(try reader.load().values == ["a": .int(1), "b": .int(2)])
 
         _ = try writer.commit(BackendChanges(values: ["c": .int(3)]))
-        #expect(try reader.load().values == ["a": .int(1), "b": .int(2), "c": .int(3)])  // in full
-        // From here on the reader knows the sequence: a removal is only seen through its tombstone.
+        #expect(try reader.load().values == ["a": .int(1), "b": .int(2), "c": .int(3)])
+        // A removal is only seen through its tombstone, a hand DELETE through the trigger's.
         _ = try writer.commit(BackendChanges(values: ["a": nil, "b": .int(20)]))
         #expect(try reader.load().values == ["b": .int(20), "c": .int(3)])
         _ = try Self.shell(directory.database, "delete from preferences where key = 'c'")
         #expect(try reader.load().values == ["b": .int(20)])
+    }
+
+    @Test func anUndecodableRowIsReportedOnceNotAgainAtTheNextExternalChange() throws {
+        let directory = try TemporaryDirectory()
+        let writer = SQLiteBackend.sqlite(at: directory.database)
+        _ = try writer.commit(BackendChanges(values: ["a": .int(1)]))
+        _ = try Self.shell(directory.database, "insert into preferences (key, type, value) values ('bad', 'int', 'x')")
+
+        func reportsBad(_ snapshot: BackendSnapshot) -> Bool {
+            snapshot.events.contains { if case .decodingFailed(key: "bad", _, _) = $0 { true } else { false } }
+        }
+        let reader = SQLiteBackend.sqlite(at: directory.database)
+        #expect(reportsBad(try reader.load()))
+        // Another connection changes an unrelated key; the bad row did not change.
+        _ = try writer.commit(BackendChanges(values: ["c": .int(3)]))
+        let next = try reader.load()
+        #expect(next.values == ["a": .int(1), "c": .int(3)])
+        #expect(!reportsBad(next))
+    }
+
+    @Test func aReaderThatWritesThroughExclusiveAccessStampsAboveATombstone() throws {
+        let directory = try TemporaryDirectory()
+        let other = SQLiteBackend.sqlite(at: directory.database)
+        _ = try other.commit(BackendChanges(values: ["a": .int(1), "b": .int(2)]))
+        let backend = SQLiteBackend.sqlite(at: directory.database)
+        #expect(try backend.load().values.count == 2)
+        _ = try other.commit(BackendChanges(values: ["b": nil]))
+        try backend.withExclusiveAccess { _ in (BackendChanges(values: ["c": .int(3)]), ()) }
+        let tombstone = try Self.sequence(of: "b", in: "removed_keys", directory.database)
+        let stamped = try Self.sequence(of: "c", in: "preferences", directory.database)
+        #expect(stamped > tombstone)
+        // The other connection, whose sequence is current, sees that write incrementally.
+        _ = try other.commit(BackendChanges(values: ["d": nil]))
+        #expect(try other.load().values == ["a": .int(1), "c": .int(3)])
     }
 }

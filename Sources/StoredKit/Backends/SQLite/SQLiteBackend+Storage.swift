@@ -35,7 +35,7 @@ extension SQLiteBackend {
     /// Opens, configures and reads everything: a damaged file shows up here, while the policy still applies.
     private func openAndLoad(_ state: inout State) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
-        let schemaIsComplete = try checkOwnership(connection)
+        let schema = try checkOwnership(connection)
         let mode = try switchToWriteAheadLog(connection)
         guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
             let name = (path as NSString).lastPathComponent
@@ -45,7 +45,7 @@ extension SQLiteBackend {
                     + "the directory must allow creating '\(name)-wal' and '\(name)-shm'")
         }
         try connection.limitWriteAheadLog()
-        if !schemaIsComplete { try createSchema(connection) }
+        if schema == .absent { try createSchema(connection) }
         try checkTablesCompile(connection)
         state.cached = nil
         try connection.run("BEGIN")
@@ -56,7 +56,20 @@ extension SQLiteBackend {
             connection.rollback()
             throw error
         }
+        // Only once the data read without error: a damaged file is moved aside as it was found,
+        // not with a repaired schema checkpointed into it.
+        if schema == .needsRepair { try createSchema(connection) }
         return connection
+    }
+
+    /// What ``checkOwnership(_:)`` found.
+    private enum SchemaCondition {
+        /// This layout, or triggers whose text differs but which compile (another StoredKit version's).
+        case current
+        /// Our tables, with a trigger missing or not compiling, or the first layout's objects left.
+        case needsRepair
+        /// A new, empty file.
+        case absent
     }
 
     /// Switching a new file to WAL needs it to itself for a moment. When several processes open
@@ -74,9 +87,8 @@ extension SQLiteBackend {
     }
 
     /// Refuses another program's database before anything (even the journal mode) is changed:
-    /// a file is ours when it carries our application ID, or when it is still empty. Returns
-    /// whether the schema is this layout exactly (see ``SQLiteSchema/isCurrent(_:)``).
-    private func checkOwnership(_ connection: SQLiteConnection) throws -> Bool {
+    /// a file is ours when it carries our application ID, or when it is still empty.
+    private func checkOwnership(_ connection: SQLiteConnection) throws -> SchemaCondition {
         // One transaction, so one snapshot: another process may be creating the schema right now,
         // and two separate reads could see its tables but not yet its application ID.
         try connection.run("BEGIN")
@@ -92,14 +104,30 @@ extension SQLiteBackend {
             connection.rollback()
             throw error
         }
-        if applicationID == Int64(SQLiteSchema.applicationID) { return SQLiteSchema.isCurrent(objects) }
+        if applicationID == Int64(SQLiteSchema.applicationID) {
+            if SQLiteSchema.isCurrent(objects) { return .current }
+            if !SQLiteSchema.hasTables(objects) { return .absent }
+            if SQLiteSchema.lacksParts(objects) { return .needsRepair }
+            return try triggersCompile(connection) ? .current : .needsRepair
+        }
         guard applicationID == 0, objects.isEmpty else {
             throw StoreError.sqlite(
                 path: path, code: 1,
                 message: "not a StoredKit database (application_id \(applicationID), other tables present); "
                     + "choose another file")
         }
-        return false
+        return .absent
+    }
+
+    /// Whether triggers whose text differs from ours still compile: a bit flip naming a column
+    /// that does not exist is not SQLite "corruption", and would otherwise fail the first write.
+    private func triggersCompile(_ connection: SQLiteConnection) throws -> Bool {
+        do {
+            for sql in SQLiteSchema.settingOffTriggers { try connection.withStatement(sql) { _ in } }
+            return true
+        } catch StoreError.sqlite(_, let code, _) where code & 0xFF == SQLITE_ERROR {
+            return false
+        }
     }
 
     /// A bit flip in a table's definition (a column name) is not SQLite "corruption": it surfaces
@@ -139,31 +167,34 @@ extension SQLiteBackend {
     /// connection had committed since the last refresh.
     ///
     /// Only rows with a `change_seq` above the last one seen are read, and the largest of those is
-    /// the new last sequence. Everything is read when there is no snapshot yet, when the snapshot
-    /// was read without sequences, or when the sequence went backwards (the file was replaced or
-    /// restored), which only a reload that found nothing newer checks.
-    ///
-    /// The first read, at open, leaves the sequences out: they are a quarter of the columns a
-    /// full scan reads, and a process that only reads never needs them. Its first write finds the
-    /// largest sequence with a scan inside the write transaction, and the first change by another
-    /// connection is read in full, with sequences.
+    /// the new last sequence. Everything is read when there is no snapshot yet or the sequence went
+    /// backwards (the file was replaced or restored), which only a reload that found nothing newer checks.
     func refresh(_ state: inout State, _ connection: SQLiteConnection) throws -> Bool {
         let dataVersion = try connection.dataVersion()
         if state.cached != nil && dataVersion == state.loadedDataVersion { return false }
         var snapshot = BackendSnapshot()
-        var maximum: Int64?
+        var maximum: Int64
         // Taking the cached snapshot out of `state` lets the dictionary be updated in place.
-        let previous = state.cached.take()
-        if let previous, let since = state.lastSequence {
-            snapshot = previous
-            maximum = try readChanges(since: since, into: &snapshot.values, &state.pendingEvents, connection)
+        if let cached = state.cached.take() {
+            snapshot = cached
+            let since = state.lastSequence
+            maximum = since
+            try connection.withStatement(SQLiteSchema.selectRemoved) { statement in
+                try statement.bind(.integer(since))
+                while try statement.step() {
+                    snapshot.values[statement.text(at: 0)] = nil
+                    if case .integer(let sequence) = statement.value(at: 1) { maximum = max(maximum, sequence) }
+                }
+            }
+            maximum = max(
+                maximum,
+                try readRows(SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents, connection))
             if maximum == since, try maximumSequence(connection) < since {
                 snapshot = BackendSnapshot()
-                maximum = try readEverything(into: &snapshot, withSequences: true, &state.pendingEvents, connection)
+                maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
             }
         } else {
-            maximum = try readEverything(
-                into: &snapshot, withSequences: previous != nil, &state.pendingEvents, connection)
+            maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
         }
         snapshot.schemaVersion = Int(try connection.integerPragma("user_version"))
         state.cached = snapshot
@@ -172,68 +203,39 @@ extension SQLiteBackend {
         return true
     }
 
-    /// Applies the rows changed and removed after `since` to `values`; returns the largest
-    /// sequence seen (`since` when nothing changed).
-    private func readChanges(
-        since: Int64, into values: inout [String: StoredValue], _ events: inout [StoreEvent], _ connection: SQLiteConnection
-    ) throws -> Int64 {
-        var maximum = since
-        try connection.withStatement(SQLiteSchema.selectRemoved) { statement in
-            try statement.bind(.integer(since))
-            while try statement.step() {
-                values[statement.text(at: 0)] = nil
-                maximum = max(maximum, statement.integer(at: 1))
-            }
-        }
-        try connection.withStatement(SQLiteSchema.selectChanged) { statement in
-            try statement.bind(.integer(since))
-            maximum = max(maximum, try readRows(statement, withSequences: true, into: &values, &events))
-        }
-        return maximum
-    }
-
-    /// Reads every row into the empty `snapshot`; returns the largest sequence in either table,
-    /// or nil when asked to leave the sequences out.
+    /// Reads every row into the empty `snapshot`; returns the largest sequence in either table.
     private func readEverything(
-        into snapshot: inout BackendSnapshot, withSequences: Bool, _ events: inout [StoreEvent],
-        _ connection: SQLiteConnection
-    ) throws -> Int64? {
+        into snapshot: inout BackendSnapshot, _ events: inout [StoreEvent], _ connection: SQLiteConnection
+    ) throws -> Int64 {
         // Sized once up front: growing a 10k-key dictionary row by row rehashes it many times.
-        // (Counting also brings the table's pages in, which the scan then finds in SQLite's cache.)
         if case .integer(let rows) = try connection.scalar(SQLiteSchema.countRows) {
             snapshot.values.reserveCapacity(Int(rows))
         }
-        guard withSequences else {
-            try connection.withStatement(SQLiteSchema.selectValues) { statement in
-                _ = try readRows(statement, withSequences: false, into: &snapshot.values, &events)
-            }
-            return nil
-        }
-        let rows = try connection.withStatement(SQLiteSchema.selectAll) { statement in
-            try readRows(statement, withSequences: true, into: &snapshot.values, &events)
-        }
+        let rows = try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &events, connection)
         guard case .integer(let removed) = try connection.scalar(SQLiteSchema.maximumRemovedSequence) else { return rows }
         return max(rows, removed)
     }
 
-    /// Reads the rows of `statement` (key, type, value, and `change_seq` when `withSequences`)
-    /// into `values`; returns the largest sequence among them (0 when none or not read).
+    /// Reads `sql`'s rows into `values`; returns the largest `change_seq` among them (0 when none).
     private func readRows(
-        _ statement: SQLiteStatement, withSequences: Bool, into values: inout [String: StoredValue],
-        _ events: inout [StoreEvent]
+        _ sql: String, since sequence: Int64?, into values: inout [String: StoredValue], _ events: inout [StoreEvent],
+        _ connection: SQLiteConnection
     ) throws -> Int64 {
         var maximum: Int64 = 0
-        while try statement.step() {
-            let key = statement.text(at: 0)
-            let column = statement.value(at: 2)
-            let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
-            if withSequences { maximum = max(maximum, statement.integer(at: 3)) }
-            if let value = SQLiteValueColumns.value(kind: kind, column: column) {
-                values[key] = value
-            } else {
-                // Left in the file untouched; the key reads as absent until the app writes it.
-                values[key] = nil
-                events.append(.decodingFailed(key: key, expected: statement.text(at: 1), found: column.summary))
+        try connection.withStatement(sql) { statement in
+            if let sequence { try statement.bind(.integer(sequence)) }
+            while try statement.step() {
+                let key = statement.text(at: 0)
+                let column = statement.value(at: 2)
+                let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
+                maximum = max(maximum, statement.integer(at: 3))
+                if let value = SQLiteValueColumns.value(kind: kind, column: column) {
+                    values[key] = value
+                } else {
+                    // Left in the file untouched; the key reads as absent until the app writes it.
+                    values[key] = nil
+                    events.append(.decodingFailed(key: key, expected: statement.text(at: 1), found: column.summary))
+                }
             }
         }
         return maximum
@@ -328,8 +330,7 @@ extension SQLiteBackend {
 extension SQLiteBackend.State {
     /// The largest sequence in the file, valid right after `refresh` inside a write transaction:
     /// with a snapshot, `lastSequence` was either just reloaded or set by our own last commit,
-    /// and the unchanged `data_version` says nobody committed since. Nil before the first commit
-    /// of a process that has only read the file at open.
+    /// and the unchanged `data_version` says nobody committed since.
     var knownMaximumSequence: Int64? { cached != nil ? lastSequence : nil }
 
     /// Folds a committed batch into the cached snapshot; our own commits do not move `data_version`.

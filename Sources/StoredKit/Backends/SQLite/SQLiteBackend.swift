@@ -34,8 +34,7 @@ public final class SQLiteBackend: Backend {
         /// The data as of `loadedDataVersion` and `lastSequence`, without events.
         var cached: BackendSnapshot?
         var loadedDataVersion: Int64 = 0
-        /// Nil while the snapshot is the one read at open, which leaves the sequences out.
-        var lastSequence: Int64?
+        var lastSequence: Int64 = 0
         /// The data version the watcher last reported, so each external commit is signalled once.
         var signalledDataVersion: Int64?
         /// Events (a quarantine, rows that did not decode) waiting to be returned with the next snapshot.

@@ -52,8 +52,9 @@ enum SQLiteSchema {
 
     /// Our triggers, each with its text exactly as SQLite keeps it in `sqlite_schema`. An open
     /// compares the kept text with these (``isCurrent(_:)``) instead of compiling the triggers,
-    /// which cost a tenth of opening a 10,000-key file; one that differs (a bit flip, an older
-    /// text) is dropped and created again by ``create``.
+    /// which cost a tenth of opening a 10,000-key file. Only a text that differs is compiled
+    /// (another StoredKit version's is left alone if it does); one that does not compile, like
+    /// a missing one, is dropped and created again by ``create``.
     static let triggers: [(name: String, sql: String)] = [
         (
             "preferences_record_untracked_removal",
@@ -94,10 +95,21 @@ enum SQLiteSchema {
     /// Whether `objects` (name to text, from ``listObjects``) is this layout exactly: both tables,
     /// our triggers with our text, and nothing left of the first layout.
     static func isCurrent(_ objects: [String: String]) -> Bool {
-        objects["preferences"] != nil && objects["removed_keys"] != nil
-            && triggers.allSatisfy { objects[$0.name] == $0.sql }
-            && firstLayoutObjects.allSatisfy { objects[$0] == nil }
+        hasTables(objects) && !lacksParts(objects) && triggers.allSatisfy { objects[$0.name] == $0.sql }
     }
+
+    /// Whether both tables exist (else the file is new, and ``create`` makes everything).
+    static func hasTables(_ objects: [String: String]) -> Bool {
+        objects["preferences"] != nil && objects["removed_keys"] != nil
+    }
+
+    /// Whether a trigger is missing or something of the first layout is left: ``create`` repairs both.
+    static func lacksParts(_ objects: [String: String]) -> Bool {
+        triggers.contains { objects[$0.name] == nil } || firstLayoutObjects.contains { objects[$0] != nil }
+    }
+
+    /// The statements that set off every trigger: preparing them compiles the triggers.
+    static let settingOffTriggers = [upsert, recordRemoval, delete]
 
     /// Names every column of both tables without setting off a trigger: preparing it proves the
     /// tables' definitions are intact.
@@ -114,8 +126,6 @@ enum SQLiteSchema {
         """
     static let maximumRemovedSequence = "SELECT coalesce(max(change_seq), 0) FROM removed_keys"
     static let selectAll = "SELECT key, type, value, change_seq FROM preferences"
-    /// The open's scan, without the sequences (see `SQLiteBackend.refresh`).
-    static let selectValues = "SELECT key, type, value FROM preferences"
     static let countRows = "SELECT count(*) FROM preferences"
     static let selectChanged = "SELECT key, type, value, change_seq FROM preferences WHERE change_seq > ?1"
     static let selectRemoved = """
