@@ -74,7 +74,11 @@ public final class SQLiteBackend: Backend {
     /// ```
     public func load() throws -> BackendSnapshot {
         try state.withLock { state in
-            let connection = try open(&state)
+            // Opening reads everything; only an open connection needs to look for news.
+            guard let connection = state.connection else {
+                _ = try open(&state)
+                return takeSnapshot(&state)
+            }
             try connection.run("BEGIN")
             do {
                 _ = try refresh(&state, connection)

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// How a ``StoredValue`` is laid out in the `type` and `value` columns of the `preferences` table.
 ///
 /// Scalars use SQLite's native types so that queries read naturally; the `type` column keeps
@@ -36,26 +32,29 @@ enum SQLiteValueColumns {
         }
     }
 
-    /// The `type` column's values. Rows are read by the thousand at open, so the type is told
-    /// from its bytes (length, then content) instead of matching a `String` against each name.
+    /// The `type` column's values. Rows are read by the thousand at open, so a name of up to
+    /// eight bytes is told by the one integer its bytes make (little-endian), not by comparing
+    /// a `String` or calling `memcmp` for each candidate.
     enum Kind {
         case bool, int, uint, double, string, data, date, array, dictionary
 
         init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-            func equals(_ name: StaticString) -> Bool {
-                guard let start = bytes.baseAddress, name.utf8CodeUnitCount == bytes.count else { return false }
-                return memcmp(name.utf8Start, start, bytes.count) == 0
+            guard bytes.count <= 8 else {
+                guard bytes.elementsEqual("dictionary".utf8) else { return nil }
+                self = .dictionary
+                return
             }
-            switch bytes.count {
-            case 3 where equals("int"): self = .int
-            case 4 where equals("bool"): self = .bool
-            case 4 where equals("uint"): self = .uint
-            case 4 where equals("data"): self = .data
-            case 4 where equals("date"): self = .date
-            case 5 where equals("array"): self = .array
-            case 6 where equals("double"): self = .double
-            case 6 where equals("string"): self = .string
-            case 10 where equals("dictionary"): self = .dictionary
+            var word: UInt64 = 0
+            for (index, byte) in bytes.enumerated() { word |= UInt64(byte) << (8 * index) }
+            switch word {
+            case 0x74_6E_69: self = .int  // "int"
+            case 0x6C_6F_6F_62: self = .bool  // "bool"
+            case 0x74_6E_69_75: self = .uint  // "uint"
+            case 0x61_74_61_64: self = .data  // "data"
+            case 0x65_74_61_64: self = .date  // "date"
+            case 0x79_61_72_72_61: self = .array  // "array"
+            case 0x65_6C_62_75_6F_64: self = .double  // "double"
+            case 0x67_6E_69_72_74_73: self = .string  // "string"
             default: return nil
             }
         }
