@@ -62,6 +62,7 @@ func runChild(_ arguments: [String]) -> Int32 {
         case "memory-userdefaults": try MemoryScenarios.userDefaultsChild(Array(arguments.dropFirst()))
         case "contention": try ContentionScenarios.child(Array(arguments.dropFirst()))
         case "notify-writer": try NotificationScenarios.writerChild(Array(arguments.dropFirst()))
+        case "open-once": try OpenScenarios.openOnceChild(Array(arguments.dropFirst()))
         default: throw BenchmarkError.unexpected("unknown child job '\(arguments.joined(separator: " "))'")
         }
         return 0

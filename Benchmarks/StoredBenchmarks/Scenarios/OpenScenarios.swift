@@ -6,7 +6,7 @@ import StoredKit
 enum OpenScenarios {
     static let sizes = [1_000, 10_000, 100_000]
 
-    static var all: [Scenario] { sizes.map(plist) + sizes.map(sqlite) }
+    static var all: [Scenario] { sizes.map(plist) + sizes.map(sqlite) + [freshProcess] }
 
     static func label(_ count: Int) -> String { "\(count / 1_000)k" }
 
@@ -58,6 +58,62 @@ enum OpenScenarios {
                     "plist-store": plistStore,
                 ])
         }
+    }
+
+    /// The 10k open as an app does it: once, in a process that has not run StoredKit or SQLite
+    /// before (their code not yet paged in, no memory freed by an earlier round to reuse). Each
+    /// round starts one child per store, in turn.
+    static var freshProcess: Scenario {
+        Scenario(
+            name: "open.10k.sqlite.fresh-process", group: "open",
+            measures: "Open of an SQLite store of 10000 mixed keys, up to the first read, once in each of N new processes.",
+            subject: "PreferenceStore(.sqlite(at:)) + first read, in a new process",
+            baselines: [
+                Baseline(
+                    "plist-store", "the plist store opening the same content, in a new process",
+                    goal: Goal(minimumRatio: 1, statement: "≤ plist store's time", source: "issue 4"))
+            ],
+            requires: .sqlite
+        ) { context in
+            let count = 10_000
+            let rounds = context.scaled(full: 20, quick: 3)
+            let plistDirectory = try context.makeDirectory("open-fresh-plist")
+            try FileManager.default.copyItem(at: try fixture(count, context), to: FileStoreKind.plist.fileURL(in: plistDirectory))
+            var plistSeconds: [Double] = []
+            let subject = try Side.subject(on: .file(.sqlite)) {
+                let directory = try context.makeDirectory("open-fresh-sqlite")
+                do {
+                    let store = try FileStoreKind.sqlite.openStore(in: directory)
+                    for (key, value) in PreferenceContent.mixed(count).stored { store.setStoredValue(value, forKey: key) }
+                    try store.flush()
+                }
+                var seconds: [Double] = []
+                for _ in 0..<rounds {
+                    seconds.append(try openInChild(.sqlite, directory))
+                    plistSeconds.append(try openInChild(.plist, plistDirectory))
+                }
+                return Figure(kind: .time, samples: seconds, operationsPerRound: 1)
+            }
+            let baseline: Side = .measured(Figure(kind: .time, samples: plistSeconds, operationsPerRound: 1))
+            return ScenarioOutcome(subject: subject, baselines: ["plist-store": baseline])
+        }
+    }
+
+    /// Seconds a new process took to open the store in `directory` and read `key-0`.
+    private static func openInChild(_ kind: FileStoreKind, _ directory: URL) throws -> Double {
+        try ChildProcess.value("seconds", in: try ChildProcess(["open-once", kind.rawValue, directory.path]).waitForExit())
+    }
+
+    /// `--child open-once <kind> <directory>`: opens the store, reads `key-0`, prints `seconds <s>`.
+    static func openOnceChild(_ arguments: [String]) throws {
+        guard arguments.count == 2, let kind = FileStoreKind(rawValue: arguments[0]) else {
+            throw BenchmarkError.unexpected("usage: --child open-once <kind> <directory>")
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let store = try kind.openStore(in: URL(fileURLWithPath: arguments[1], isDirectory: true))
+        guard store.storedValue(forKey: "key-0") == .int(0) else { throw BenchmarkError.unexpected("no key-0 in the store") }
+        ChildSide.say("seconds \((clock.now - start).seconds)")
     }
 
     private static func rounds(_ count: Int, _ context: RunContext) -> Int {
