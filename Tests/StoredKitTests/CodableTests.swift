@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import StoredKit
@@ -374,6 +375,43 @@ struct CodableTests {
         let decoded = try StoredValueDecoder().decode(Forward.self, from: stored)
         #expect(decoded == fromJSON)
         #expect(decoded == Forward(mode: .standard, count: 0, after: 7, caught: ["dataCorrupted mode", "typeMismatch count"]))
+    }
+
+    @Test func equalSetsEncodeEquallyWhateverTheirOrder() throws {
+        struct Tags: Codable, Equatable {
+            var names: Set<String>
+        }
+        let words = (0..<40).map { "tag\($0)" }
+        let small = Set(words)
+        // The same elements in a table of another size iterate in another order.
+        guard
+            let large = (1...8).lazy.map({ (power: Int) -> Set<String> in
+                var set = Set<String>(minimumCapacity: 64 << power)
+                set.formUnion(words)
+                return set
+            }).first(where: { Array($0) != Array(small) })
+        else {
+            Issue.record("could not build an equal set that iterates in another order")
+            return
+        }
+        let encoder = StoredValueEncoder()
+        #expect(try encoder.encode(Tags(names: small)) == encoder.encode(Tags(names: large)))
+        #expect(try encoder.encode(small) == encoder.encode(large))
+        guard case .dictionary(let fields) = try encoder.encode(Tags(names: large)) else {
+            Issue.record("a struct should encode as a dictionary")
+            return
+        }
+        #expect(fields["names"] == .array(words.sorted().map { .string($0) }))
+        #expect(try roundTrip(Tags(names: large)).decoded == Tags(names: small))
+
+        // So writing an equal value again is no change: observers hear nothing.
+        let store = PreferenceStore.inMemory()
+        store.set(Tags(names: small), forKey: "tags")
+        let heard = Mutex(0)
+        let token = store.observe("tags") { _ in heard.withLock { $0 += 1 } }
+        store.set(Tags(names: large), forKey: "tags")
+        #expect(heard.withLock { $0 } == 0)
+        withExtendedLifetime(token) {}
     }
 
     @Test func twentyTabCustomizationRoundTripsAndMatchesJSON() throws {

@@ -86,8 +86,8 @@ extension StoredValueEncoding {
     }
 }
 
-/// `[E]` and `[String: V]`, encoded by iterating them instead of through their `encode(to:)`,
-/// which would make a container, a coding key and a child encoder per element.
+/// `[E]`, `Set<E>` and `[String: V]`, encoded by iterating them instead of through their
+/// `encode(to:)`, which would make a container, a coding key and a child encoder per element.
 protocol StoredDirectEncodable {
     /// The encoded collection; `node` is the encoder standing for it in error paths.
     func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue
@@ -111,6 +111,28 @@ extension Array: StoredDirectEncodable where Element: Encodable {
             values.append(value)
         }
         return .array(values)
+    }
+}
+
+/// A set is stored as an array in a canonical order (sorted by each element's text, as
+/// ``Set/storedValue`` does), not in its own: that depends on the set's history and on the
+/// process's hash seed, and an equal set written again, or from another process, must not count
+/// as a change (nor rewrite the file).
+extension Set: StoredDirectEncodable where Element: Encodable {
+    func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue {
+        var values: [StoredValue] = []
+        values.reserveCapacity(count)
+        for (offset, element) in enumerated() {
+            let key = StoredIndexKey(index: offset)
+            guard let value = try node.box(element, key: key) else {
+                throw StoreError.unrepresentable(
+                    key: StoredCodingPath.string(node.codingPath, appending: key),
+                    reason: StoredValueEncoding.nilInArrayReason
+                )
+            }
+            values.append(value)
+        }
+        return .array(values.sorted { $0.description < $1.description })
     }
 }
 
