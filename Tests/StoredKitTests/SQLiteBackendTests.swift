@@ -133,6 +133,23 @@ struct SQLiteBackendTests {
         #expect(reported)
     }
 
+    @Test func onlyTheExactTypeNamesRead() throws {
+        // The type is told from its bytes; a near miss (a trailing NUL, another case, a longer
+        // name) is a row that does not decode, reported and left alone.
+        let directory = try TemporaryDirectory()
+        _ = try SQLiteBackend.sqlite(at: directory.database).commit(BackendChanges(values: ["ok": .int(1)]))
+        _ = try Self.shell(
+            directory.database,
+            """
+            insert into preferences (key, type, value) values ('nul', 'int' || char(0), 5), ('upper', 'INT', 6),
+                ('longer', 'integer', 7), ('dictionaryx', 'dictionaryx', '{}'), ('dict', 'dictionary', '{"a": 1}');
+            """)
+        let snapshot = try SQLiteBackend.sqlite(at: directory.database).load()
+        #expect(snapshot.values == ["ok": .int(1), "dict": .dictionary(["a": .int(1)])])
+        let failed = Set(snapshot.events.compactMap { if case .decodingFailed(let key, _, _) = $0 { key } else { nil } })
+        #expect(failed == ["nul", "upper", "longer", "dictionaryx"])
+    }
+
     @Test func watchingSignalsWhenAnotherConnectionCommits() async throws {
         let directory = try TemporaryDirectory()
         let writer = SQLiteBackend.sqlite(at: directory.database)

@@ -18,8 +18,9 @@
 ///   gets a fresh one. These scan both tables (there is no `change_seq` index), which is fine
 ///   for a hand edit; the backend's own writes never set them off.
 /// - Files from the first version of this layout had `change_seq` indexes and a trigger that
-///   computed a sequence on every DELETE; opening such a file drops them. A trigger whose text
-///   differs from ours is created again the same way.
+///   computed a sequence on every DELETE; opening such a file drops them. A trigger that is
+///   missing or no longer compiles is created again the same way; one whose text merely differs
+///   (another StoredKit version's) is left alone.
 enum SQLiteSchema {
     static let applicationID: Int32 = 0x5374_4B31
 

@@ -46,15 +46,16 @@ enum SQLiteValueColumns {
             }
             var word: UInt64 = 0
             for (index, byte) in bytes.enumerated() { word |= UInt64(byte) << (8 * index) }
-            switch word {
-            case 0x74_6E_69: self = .int  // "int"
-            case 0x6C_6F_6F_62: self = .bool  // "bool"
-            case 0x74_6E_69_75: self = .uint  // "uint"
-            case 0x61_74_61_64: self = .data  // "data"
-            case 0x65_74_61_64: self = .date  // "date"
-            case 0x79_61_72_72_61: self = .array  // "array"
-            case 0x65_6C_62_75_6F_64: self = .double  // "double"
-            case 0x67_6E_69_72_74_73: self = .string  // "string"
+            // The length too: "int" followed by a NUL byte makes the same integer as "int".
+            switch (bytes.count, word) {
+            case (3, 0x74_6E_69): self = .int  // "int"
+            case (4, 0x6C_6F_6F_62): self = .bool  // "bool"
+            case (4, 0x74_6E_69_75): self = .uint  // "uint"
+            case (4, 0x61_74_61_64): self = .data  // "data"
+            case (4, 0x65_74_61_64): self = .date  // "date"
+            case (5, 0x79_61_72_72_61): self = .array  // "array"
+            case (6, 0x65_6C_62_75_6F_64): self = .double  // "double"
+            case (6, 0x67_6E_69_72_74_73): self = .string  // "string"
             default: return nil
             }
         }
