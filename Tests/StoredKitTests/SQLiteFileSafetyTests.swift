@@ -43,7 +43,7 @@ struct SQLiteDamagedSchemaTests {
     }
 
     /// Rewrites schema text the way a bit flip would, through SQLite's writable_schema.
-    func damageSchema(_ url: URL, objectType: String, replacing old: String, with new: String) throws {
+    static func damageSchema(_ url: URL, objectType: String, replacing old: String, with new: String) throws {
         _ = try SQLiteBackendTests.shell(
             url,
             """
@@ -81,7 +81,7 @@ struct SQLiteDamagedSchemaTests {
     @Test func aDamagedTriggerIsRebuiltAndTheDataKept() throws {
         let directory = try TemporaryDirectory()
         let url = try makeStore(in: directory)
-        try damageSchema(url, objectType: "trigger", replacing: "NEW.change_seq", with: "NEW.chinge_seq")
+        try Self.damageSchema(url, objectType: "trigger", replacing: "NEW.change_seq", with: "NEW.chinge_seq")
         #expect(!SQLiteSchema.isCurrent(try schemaObjects(url)))
 
         let reopened = try PreferenceStore(.sqlite(at: url))
@@ -98,7 +98,7 @@ struct SQLiteDamagedSchemaTests {
         let directory = try TemporaryDirectory()
         let url = try makeStore(in: directory)
         // `updated_at` is written by every upsert but read by no query the open runs anyway.
-        try damageSchema(url, objectType: "table", replacing: "updated_at REAL", with: "updated_an REAL")
+        try Self.damageSchema(url, objectType: "table", replacing: "updated_at REAL", with: "updated_an REAL")
         let reopened = try PreferenceStore(.sqlite(at: url))
         guard case .quarantined(_, let movedTo, let reason) = reopened.recentEvents.first else {
             Issue.record("expected a quarantine event, got \(reopened.recentEvents)")
@@ -114,7 +114,7 @@ struct SQLiteDamagedSchemaTests {
     @Test func aDamagedTableFailsTheOpenWhenAskedTo() throws {
         let directory = try TemporaryDirectory()
         let url = try makeStore(in: directory)
-        try damageSchema(url, objectType: "table", replacing: "updated_at REAL", with: "updated_an REAL")
+        try Self.damageSchema(url, objectType: "table", replacing: "updated_at REAL", with: "updated_an REAL")
         #expect {
             _ = try PreferenceStore(.sqlite(at: url, corruption: .fail))
         } throws: { error in

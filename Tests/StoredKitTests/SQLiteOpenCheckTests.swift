@@ -63,6 +63,18 @@ struct SQLiteOpenCheckTests {
         try handle.write(contentsOf: Data([0xFF]))
     }
 
+    /// Opens the damaged file at `url` and expects it moved aside byte for byte as it was.
+    static func expectQuarantinedUnwritten(_ url: URL) throws {
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
+        let damaged = try Data(contentsOf: url)
+        let snapshot = try SQLiteBackend.sqlite(at: url, corruption: .quarantine).load()
+        guard case .quarantined(_, let movedTo, _) = snapshot.events.first else {
+            Issue.record("expected a quarantine, got \(snapshot)")
+            return
+        }
+        #expect(try Data(contentsOf: URL(filePath: movedTo)) == damaged, "the open wrote to the file it then moved aside")
+    }
+
     @Test func aFileFromThePreviousReleaseIsNotRebuilt() throws {
         let directory = try TemporaryDirectory()
         let url = directory.database
@@ -104,23 +116,9 @@ struct SQLiteOpenCheckTests {
         let directory = try TemporaryDirectory()
         let url = directory.database
         _ = try SQLiteBackend.sqlite(at: url).commit(BackendChanges(values: ["a": .int(1)]))
-        _ = try Self.shell(
-            url,
-            """
-            PRAGMA writable_schema = ON;
-            UPDATE sqlite_schema SET sql = replace(sql, 'NEW.key', 'NEW.jey') WHERE name = 'preferences_stamp_manual_insert';
-            PRAGMA writable_schema = OFF;
-            """)
+        try SQLiteDamagedSchemaTests.damageSchema(url, objectType: "trigger", replacing: "NEW.key", with: "NEW.jey")
         try Self.damageRootPage(of: "preferences", in: url)
-        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
-        let damaged = try Data(contentsOf: url)
-
-        let snapshot = try SQLiteBackend.sqlite(at: url, corruption: .quarantine).load()
-        guard case .quarantined(_, let movedTo, _) = snapshot.events.first else {
-            Issue.record("expected a quarantine, got \(snapshot)")
-            return
-        }
-        #expect(try Data(contentsOf: URL(filePath: movedTo)) == damaged, "the open wrote to the file it then moved aside")
+        try Self.expectQuarantinedUnwritten(url)
     }
 
     @Test func aTriggerWhoseTextNoLongerParsesIsQuarantinedUnwritten() throws {
@@ -128,21 +126,10 @@ struct SQLiteOpenCheckTests {
         let url = directory.database
         _ = try SQLiteBackend.sqlite(at: url).commit(BackendChanges(values: ["a": .int(1)]))
         // A flip in a trigger's name inside its text: the schema no longer loads.
-        _ = try Self.shell(
-            url,
-            """
-            PRAGMA writable_schema = ON;
-            UPDATE sqlite_schema SET sql = replace(sql, 'TRIGGER preferences_stamp_manual_insert',
-                'TRIGGER preferences_stamp_manual_insers') WHERE type = 'trigger';
-            PRAGMA writable_schema = OFF;
-            """)
-        let damaged = try Data(contentsOf: url)
-        let snapshot = try SQLiteBackend.sqlite(at: url, corruption: .quarantine).load()
-        guard case .quarantined(_, let movedTo, _) = snapshot.events.first else {
-            Issue.record("expected a quarantine, got \(snapshot)")
-            return
-        }
-        #expect(try Data(contentsOf: URL(filePath: movedTo)) == damaged)
+        try SQLiteDamagedSchemaTests.damageSchema(
+            url, objectType: "trigger", replacing: "TRIGGER preferences_stamp_manual_insert",
+            with: "TRIGGER preferences_stamp_manual_insers")
+        try Self.expectQuarantinedUnwritten(url)
     }
 
     @Test func aDamagedTombstoneTableIsQuarantinedAtOpenNotAtTheFirstWrite() throws {

@@ -42,13 +42,7 @@ enum OpenScenarios {
             requires: .sqlite, fullRunOnly: count >= 100_000
         ) { context in
             let subject = try Side.subject(on: .file(.sqlite)) {
-                let directory = try context.makeDirectory("open-sqlite")
-                do {
-                    let store = try FileStoreKind.sqlite.openStore(in: directory)
-                    for (key, value) in PreferenceContent.mixed(count).stored { store.setStoredValue(value, forKey: key) }
-                    try store.flush()
-                }
-                return try measureOpen(.sqlite, in: directory, count: count, context)
+                try measureOpen(.sqlite, in: try sqliteStore(count, "open-sqlite", context), count: count, context)
             }
             let plistStore = try context.shared("open-plist-store-\(count)") { try measurePlistStoreOpen(count, context) }
             return ScenarioOutcome(
@@ -81,12 +75,7 @@ enum OpenScenarios {
             try FileManager.default.copyItem(at: try fixture(count, context), to: FileStoreKind.plist.fileURL(in: plistDirectory))
             var plistSeconds: [Double] = []
             let subject = try Side.subject(on: .file(.sqlite)) {
-                let directory = try context.makeDirectory("open-fresh-sqlite")
-                do {
-                    let store = try FileStoreKind.sqlite.openStore(in: directory)
-                    for (key, value) in PreferenceContent.mixed(count).stored { store.setStoredValue(value, forKey: key) }
-                    try store.flush()
-                }
+                let directory = try sqliteStore(count, "open-fresh-sqlite", context)
                 var seconds: [Double] = []
                 for _ in 0..<rounds {
                     seconds.append(try openInChild(.sqlite, directory))
@@ -97,6 +86,15 @@ enum OpenScenarios {
             let baseline: Side = .measured(Figure(kind: .time, samples: plistSeconds, operationsPerRound: 1))
             return ScenarioOutcome(subject: subject, baselines: ["plist-store": baseline])
         }
+    }
+
+    /// A new directory holding an SQLite store of the content (closed again, its log checkpointed).
+    private static func sqliteStore(_ count: Int, _ name: String, _ context: RunContext) throws -> URL {
+        let directory = try context.makeDirectory(name)
+        let store = try FileStoreKind.sqlite.openStore(in: directory)
+        for (key, value) in PreferenceContent.mixed(count).stored { store.setStoredValue(value, forKey: key) }
+        try store.flush()
+        return directory
     }
 
     /// Seconds a new process took to open the store in `directory` and read `key-0`.
