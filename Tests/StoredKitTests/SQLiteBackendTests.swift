@@ -276,6 +276,26 @@ struct SQLiteBackendTests {
         }
     }
 
+    @Test func aNewerWriteFormatReadsAndRefusesWritesWithTheReason() throws {
+        // Byte 18 of the header is the format needed to write the file; SQLite reads one above 2
+        // but will not write it. The error must say so, not blame the permissions.
+        let directory = try TemporaryDirectory()
+        _ = try SQLiteBackend.sqlite(at: directory.database).commit(BackendChanges(values: ["a": .int(1)]))
+        var bytes = try Data(contentsOf: directory.database)
+        bytes[18] = 3
+        try bytes.write(to: directory.database)
+
+        let backend = SQLiteBackend.sqlite(at: directory.database)
+        #expect(try backend.load().values == ["a": .int(1)])
+        #expect {
+            _ = try backend.commit(BackendChanges(values: ["b": .int(2)]))
+        } throws: { error in
+            guard case StoreError.sqlite(let path, _, let message) = error else { return false }
+            return path == directory.database.path && message.contains("write format 3") && !message.contains("permissions")
+        }
+        #expect(try Data(contentsOf: directory.database) == bytes)
+    }
+
     @Test func readOnlyDirectoryGivesATypedError() throws {
         let directory = try TemporaryDirectory()
         try Self.makeReadOnly(directory.url, true)

@@ -195,6 +195,17 @@ final class SQLiteConnection {
         "\(String(cString: sqlite3_errstr(code))) (SQLite code \(code))"
     }
 
+    /// SQLite opens a file whose header asks for a write format above 2 (byte 18: a newer SQLite
+    /// wrote it, or a bit flipped) for reading only, and a write then fails as "readonly": say
+    /// that, rather than blame the permissions.
+    private static func newerWriteFormat(path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        guard let header = try? file.read(upToCount: 19), header.count == 19, header[18] > 2 else { return nil }
+        return "; its header asks for write format \(header[18]), which this SQLite (\(String(cString: sqlite3_libversion()))) "
+            + "can only read: write it with a newer SQLite, or, if the file is damaged, move it aside or restore a backup"
+    }
+
     private static func error(_ code: Int32, handle: OpaquePointer?, path: String, while activity: String) -> StoreError {
         let primary = code & 0xFF
         let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
@@ -206,7 +217,7 @@ final class SQLiteConnection {
             switch primary {
             case SQLITE_BUSY:
                 "; another connection held the database longer than \(busyTimeoutMilliseconds / 1000) s, retry later"
-            case SQLITE_READONLY: "; check the permissions of the file and its directory"
+            case SQLITE_READONLY: newerWriteFormat(path: path) ?? "; check the permissions of the file and its directory"
             case SQLITE_FULL: "; free some disk space"
             case SQLITE_CORRUPT, SQLITE_NOTADB: "; move the file aside or restore a backup"
             default: ""
