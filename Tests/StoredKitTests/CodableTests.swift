@@ -414,6 +414,25 @@ struct CodableTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test func equalSetsOfDatesWithinOneSecondEncodeEqually() throws {
+        let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        let dates = (0..<8).map { base.addingTimeInterval(Double($0) * 0.1) }  // all in one second
+        let small = Set(dates)
+        guard
+            let large = (1...8).lazy.map({ (power: Int) -> Set<Date> in
+                var set = Set<Date>(minimumCapacity: 64 << power)
+                set.formUnion(dates)
+                return set
+            }).first(where: { Array($0) != Array(small) })
+        else {
+            Issue.record("could not build an equal set that iterates in another order")
+            return
+        }
+        let encoder = StoredValueEncoder()
+        #expect(try encoder.encode(small) == encoder.encode(large))
+        #expect(small.storedValue == large.storedValue)
+    }
+
     @Test func twentyTabCustomizationRoundTripsAndMatchesJSON() throws {
         let customization = SidebarCustomization.twentyTabs()
         let (stored, decoded) = try roundTrip(customization)

@@ -167,4 +167,64 @@ struct SQLiteOpenCheckTests {
         #expect(snapshot.events.contains(where: Self.isQuarantine), "the damage was not found at open: \(snapshot)")
         #expect(throws: Never.self) { _ = try backend.commit(BackendChanges(values: ["c": .int(3)])) }
     }
+
+    /// A file of the current layout holding `a` = 1, with one trigger dropped (so it needs repair).
+    static func fileMissingATrigger(_ url: URL) throws {
+        _ = try SQLiteBackend.sqlite(at: url).commit(BackendChanges(values: ["a": .int(1)]))
+        _ = try shell(url, "DROP TRIGGER preferences_stamp_manual_insert")
+    }
+
+    @Test func aReadOnlyFileMissingATriggerLoads() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.database
+        try Self.fileMissingATrigger(url)
+        try SQLiteBackendTests.makeReadOnly(url, true)
+        defer { try? SQLiteBackendTests.makeReadOnly(url, false) }
+        // The current layout loads read-only (aReadOnlyFileOfTheCurrentLayoutLoads); triggers only matter to writes.
+        #expect(try SQLiteBackend.sqlite(at: url).load().values == ["a": .int(1)])
+    }
+
+    @Test func aFileOfNewerWriteFormatMissingATriggerLoads() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.database
+        try Self.fileMissingATrigger(url)
+        var bytes = try Data(contentsOf: url)
+        bytes[18] = 3
+        try bytes.write(to: url)
+        #expect(try SQLiteBackend.sqlite(at: url).load().values == ["a": .int(1)])
+    }
+
+    @Test func aRepairThatFailsDoesNotReportRowsTwice() throws {
+        // The repair runs after the read; here another connection holds the write lock past the busy timeout.
+        let directory = try TemporaryDirectory()
+        let url = directory.database
+        try Self.fileMissingATrigger(url)
+        _ = try Self.shell(url, "INSERT INTO preferences (key, type, value, change_seq) VALUES ('bad', 'bogus', 1, 10)")
+        let blocker = try SQLiteConnection(path: url.path)
+        _ = try blocker.scalar("PRAGMA journal_mode = WAL")
+        try blocker.run("BEGIN IMMEDIATE")
+        let backend = SQLiteBackend.sqlite(at: url)
+        #expect(throws: StoreError.self) { _ = try backend.load() }
+        try blocker.run("ROLLBACK")
+        let snapshot = try backend.load()
+        let failures = snapshot.events.compactMap { if case .decodingFailed(let key, _, _) = $0 { key } else { nil } }
+        #expect(failures == ["bad"])
+    }
+
+    @Test func severalConnectionsRepairAnOutdatedFileAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.database
+        _ = try SQLiteBackend.sqlite(at: url).commit(BackendChanges(values: ["a": .int(1)]))
+        _ = try Self.shell(url, "CREATE INDEX preferences_by_change_seq ON preferences (change_seq)")
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (try? SQLiteBackend.sqlite(at: url).load().values == ["a": .int(1)]) ?? false
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+        #expect(try Self.shell(url, "select count(*) from sqlite_schema where name = 'preferences_by_change_seq'") == "0")
+    }
 }

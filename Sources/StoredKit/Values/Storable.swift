@@ -256,7 +256,7 @@ extension Set: Storable where Element: Storable {
     /// Set(["b", "a"]).storedValue  //=> .array([.string("a"), .string("b")])
     /// ```
     public var storedValue: StoredValue {
-        .array(map(\.storedValue).sorted { $0.description < $1.description })
+        .array(StoredValue.canonicallySorted(map(\.storedValue)))
     }
 }
 

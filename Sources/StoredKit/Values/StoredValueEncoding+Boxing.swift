@@ -114,7 +114,7 @@ extension Array: StoredDirectEncodable where Element: Encodable {
     }
 }
 
-/// A set is stored as an array in a canonical order (sorted by each element's text, as
+/// A set is stored as an array in a canonical order (``StoredValue/canonicallySorted(_:)``, as
 /// ``Set/storedValue`` does), not in its own: that depends on the set's history and on the
 /// process's hash seed, and an equal set written again, or from another process, must not count
 /// as a change (nor rewrite the file).
@@ -132,7 +132,7 @@ extension Set: StoredDirectEncodable where Element: Encodable {
             }
             values.append(value)
         }
-        return .array(values.sorted { $0.description < $1.description })
+        return .array(StoredValue.canonicallySorted(values))
     }
 }
 

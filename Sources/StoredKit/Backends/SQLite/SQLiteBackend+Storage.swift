@@ -27,6 +27,11 @@ extension SQLiteBackend {
             let movedTo = try quarantine()
             state.pendingEvents.append(.quarantined(path: path, movedTo: movedTo, reason: reason))
             connection = try openAndLoad(&state)
+        } catch {
+            // The next open reads the rows again and reports again those that do not decode.
+            state.pendingEvents.removeSubrange(eventCount...)
+            state.cached = nil
+            throw error
         }
         state.connection = connection
         return connection
@@ -57,8 +62,9 @@ extension SQLiteBackend {
             throw error
         }
         // Only once the data read without error: a damaged file is moved aside as it was found,
-        // not with a repaired schema checkpointed into it.
-        if schema == .needsRepair { try createSchema(connection) }
+        // not with a repaired schema checkpointed into it. A file SQLite will not write is read as
+        // it is: the triggers only matter to writes, which fail anyway, with the reason.
+        if schema == .needsRepair, !connection.isReadOnly { try createSchema(connection) }
         return connection
     }
 

@@ -107,6 +107,10 @@ final class SQLiteConnection {
         try withStatement(sql) { statement in try statement.run() }
     }
 
+    /// Whether SQLite will refuse writes to the file: opened read-only (its permissions), or its
+    /// header asks for a newer write format. Known only once a transaction has read the header.
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Runs `body` with the cached prepared statement for `sql`, reset afterwards for reuse.
     func withStatement<Result>(_ sql: String, _ body: (SQLiteStatement) throws -> Result) throws -> Result {
         let statement = try prepared(sql)
