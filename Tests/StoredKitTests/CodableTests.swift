@@ -377,23 +377,25 @@ struct CodableTests {
         #expect(decoded == Forward(mode: .standard, count: 0, after: 7, caught: ["dataCorrupted mode", "typeMismatch count"]))
     }
 
+    /// A set equal to `set` whose iteration order differs: the same elements in a table of
+    /// another size iterate in another order. Records an issue (and returns nil) if none is found.
+    static func equalSet<Element>(inAnotherOrderThan set: Set<Element>) -> Set<Element>? {
+        for power in 1...8 {
+            var other = Set<Element>(minimumCapacity: 64 << power)
+            other.formUnion(set)
+            if Array(other) != Array(set) { return other }
+        }
+        Issue.record("could not build an equal set that iterates in another order")
+        return nil
+    }
+
     @Test func equalSetsEncodeEquallyWhateverTheirOrder() throws {
         struct Tags: Codable, Equatable {
             var names: Set<String>
         }
         let words = (0..<40).map { "tag\($0)" }
         let small = Set(words)
-        // The same elements in a table of another size iterate in another order.
-        guard
-            let large = (1...8).lazy.map({ (power: Int) -> Set<String> in
-                var set = Set<String>(minimumCapacity: 64 << power)
-                set.formUnion(words)
-                return set
-            }).first(where: { Array($0) != Array(small) })
-        else {
-            Issue.record("could not build an equal set that iterates in another order")
-            return
-        }
+        guard let large = Self.equalSet(inAnotherOrderThan: small) else { return }
         let encoder = StoredValueEncoder()
         #expect(try encoder.encode(Tags(names: small)) == encoder.encode(Tags(names: large)))
         #expect(try encoder.encode(small) == encoder.encode(large))
@@ -418,16 +420,7 @@ struct CodableTests {
         let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
         let dates = (0..<8).map { base.addingTimeInterval(Double($0) * 0.1) }  // all in one second
         let small = Set(dates)
-        guard
-            let large = (1...8).lazy.map({ (power: Int) -> Set<Date> in
-                var set = Set<Date>(minimumCapacity: 64 << power)
-                set.formUnion(dates)
-                return set
-            }).first(where: { Array($0) != Array(small) })
-        else {
-            Issue.record("could not build an equal set that iterates in another order")
-            return
-        }
+        guard let large = Self.equalSet(inAnotherOrderThan: small) else { return }
         let encoder = StoredValueEncoder()
         #expect(try encoder.encode(small) == encoder.encode(large))
         #expect(small.storedValue == large.storedValue)
