@@ -93,7 +93,8 @@ extension SQLiteBackend {
     }
 
     /// Refuses another program's database before anything (even the journal mode) is changed:
-    /// a file is ours when it carries our application ID, or when it is still empty.
+    /// a file is ours when it carries our application ID, or when it is still empty. For ours,
+    /// says whether the schema is current, needs its triggers repaired, or is still to be made.
     private func checkOwnership(_ connection: SQLiteConnection) throws -> SchemaCondition {
         // One transaction, so one snapshot: another process may be creating the schema right now,
         // and two separate reads could see its tables but not yet its application ID.
