@@ -8,9 +8,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u
 demo: deps
 	$(SWIFT) run stored-demo
 
-## Run every test (unit, CLI, multi-process).
+## Run every test (unit, CLI, multi-process). XDG_CONFIG_HOME points at a throwaway directory, so
+## a test that reaches PreferenceStore.standard never writes the real ~/.config.
 test: deps
-	$(SWIFT) test
+	@config=$$(mktemp -d); trap 'rm -rf "$$config"' EXIT; \
+		echo "XDG_CONFIG_HOME=$$config $(SWIFT) test"; XDG_CONFIG_HOME="$$config" $(SWIFT) test
 
 ## Run the full benchmark (about 5 minutes) or a smoke run (under a minute).
 bench: deps

@@ -23,6 +23,35 @@ public class StoredKeys: @unchecked Sendable {  // immutable: one `let`
     }
 }
 
+/// Keys are equal when they name the same stored value as the same type, so they can go in a
+/// `Set` or be dictionary keys. The default is not compared: it is what a read falls back to,
+/// not part of where the value lives.
+///
+/// ```swift
+/// Set<StoredKeys>([StoredKeys.volume, StoredKey<Double>("volume", default: 1)]).count  //=> 1
+/// StoredKey<Int>("a", default: 0) == StoredKey<String>("a", default: "")  //=> false
+/// ```
+extension StoredKeys: Hashable {
+    /// Same name and same value type.
+    ///
+    /// ```swift
+    /// StoredKey<Int>("count", default: 0) == StoredKey<Int>("count", default: 1)  //=> true
+    /// ```
+    public static func == (lhs: StoredKeys, rhs: StoredKeys) -> Bool {
+        lhs.name == rhs.name && type(of: lhs) == type(of: rhs)
+    }
+
+    /// Hashes the name and the value type, consistently with ``==(_:_:)``.
+    ///
+    /// ```swift
+    /// var byKey: [StoredKeys: String] = [StoredKeys.volume: "Volume"]
+    /// ```
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(ObjectIdentifier(type(of: self)))
+    }
+}
+
 /// A key declared once with its type and default value.
 ///
 /// Works for every `Storable` type, any `Codable` type and `RawRepresentable` enums

@@ -18,6 +18,8 @@ public protocol PreferenceAccess {
     func encodingFailed(forKey key: String, error: any Error)
     /// Called when a stored value did not decode as the type it was read as.
     func decodingFailed(forKey key: String, expected: String, found: StoredValue)
+    /// Whether `key` has a value of its own: a registered default does not count.
+    func hasValue(forKey key: String) -> Bool
 }
 
 extension PreferenceAccess {
@@ -113,13 +115,23 @@ extension PreferenceAccess {
         nonmutating set { write(newValue, forKey: key.name, coder: key.coder) }
     }
 
-    /// Whether `key` currently has a stored value (so it does not read as its default).
+    /// Whether `key` currently has a stored value of its own. A registered default does not
+    /// count: it is never persisted (see ``PreferenceStore/register(defaults:)``).
     ///
     /// ```swift
     /// store.hasValue(for: .volume)  //=> false
     /// ```
     public func hasValue<Value>(for key: StoredKey<Value>) -> Bool {
-        storedValue(forKey: key.name) != nil
+        hasValue(forKey: key.name)
+    }
+
+    /// Whether `key` has a value of its own (for access without registered defaults, whatever it reads).
+    ///
+    /// ```swift
+    /// store.hasValue(forKey: "volume")  //=> false
+    /// ```
+    public func hasValue(forKey key: String) -> Bool {
+        storedValue(forKey: key) != nil
     }
 
     func write<Value>(_ value: Value, forKey key: String, coder: StoredCoder<Value>) {

@@ -136,6 +136,17 @@ public final class PreferenceStore: Sendable {
         state.withLock { $0.values[key] ?? $0.registeredDefaults[key] }
     }
 
+    /// Whether `key` has a value of its own. Registered defaults are not persisted, so they do
+    /// not count: this answers "has the user chosen yet?".
+    ///
+    /// ```swift
+    /// store.register(defaults: ["volume": 0.5])
+    /// store.hasValue(forKey: "volume")  //=> false
+    /// ```
+    public func hasValue(forKey key: String) -> Bool {
+        state.withLock { $0.values[key] != nil }
+    }
+
     /// Every stored key and value, as one dictionary.
     ///
     /// ```swift
@@ -182,6 +193,36 @@ public final class PreferenceStore: Sendable {
         deliverChanges()
         if durability == .immediate {
             try? flush()  // reported by flush; the values stay pending for the next flush
+        }
+    }
+
+    /// Removes every stored value in one change: one commit to the backend, and each observer told
+    /// of each key it watches. Registered defaults stay registered, so keys read as their defaults.
+    ///
+    /// ```swift
+    /// store.removeAll()
+    /// store.keys  //=> []
+    /// ```
+    public func removeAll() {
+        if isReadOnly {
+            if !keys.isEmpty { report(.commitFailed(.readOnly(path: backend.location))) }
+            return
+        }
+        let changedSlots = state.withLock { state -> [KeySlot] in
+            var slots: [KeySlot] = []
+            for key in Array(state.values.keys) where state.change(key, to: nil, origin: .local, slots: &slots) {
+                state.pending[key] = .some(nil)
+            }
+            if durability == .deferred, !state.pending.isEmpty, !state.flushScheduled {
+                state.flushScheduled = true
+                scheduleFlush()
+            }
+            return slots
+        }
+        for slot in changedSlots { slot.markChanged() }
+        deliverChanges()
+        if durability == .immediate {
+            try? flush()  // reported by flush; the removals stay pending for the next flush
         }
     }
 

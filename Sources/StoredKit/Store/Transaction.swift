@@ -44,6 +44,16 @@ public final class Transaction: PreferenceAccess {
         return base[key] ?? store.registeredDefault(forKey: key)
     }
 
+    /// Whether `key` has a value of its own as this transaction sees it (registered defaults do not count).
+    ///
+    /// ```swift
+    /// tx.hasValue(forKey: "a")  //=> true
+    /// ```
+    public func hasValue(forKey key: String) -> Bool {
+        if let staged = staged[key] { return staged != nil }
+        return base[key] != nil
+    }
+
     /// Stages a write; `nil` removes the key.
     ///
     /// ```swift
