@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "StoredKit", targets: ["StoredKit"]),
         .library(name: "TabKit", targets: ["TabKit"]),
+        .library(name: "StoredKitConformance", targets: ["StoredKitConformance"]),
         .executable(name: "stored", targets: ["stored"]),
         .executable(name: "stored-demo", targets: ["stored-demo"]),
         .executable(name: "stored-bench", targets: ["StoredBenchmarks"]),
@@ -18,6 +19,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "StoredKit", dependencies: ["CStoredSQLite"]),
+        .target(name: "StoredKitConformance", dependencies: ["StoredKit"]),
         .target(name: "TabKit"),
         .executableTarget(name: "stored", dependencies: ["StoredKit"]),
         .executableTarget(name: "stored-demo", dependencies: ["StoredKit", "TabKit"]),
@@ -26,7 +28,7 @@ let package = Package(
             dependencies: ["StoredKit"],
             path: "Benchmarks/StoredBenchmarks"
         ),
-        .testTarget(name: "StoredKitTests", dependencies: ["StoredKit"]),
+        .testTarget(name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance"]),
         .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
         .testTarget(name: "StoredCLITests", dependencies: ["stored"]),

@@ -16,6 +16,8 @@ public final class MemoryBackend: Backend {
     private final class Storage: Sendable {
         struct State {
             var snapshot: BackendSnapshot
+            /// Counts commits, so each backend can tell whether another one committed since it last looked.
+            var revision = 0
             var watchers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         }
         let state: Mutex<State>
@@ -23,6 +25,8 @@ public final class MemoryBackend: Backend {
     }
 
     private let storage: Storage
+    /// The revision of the contents this backend last read or wrote.
+    private let seenRevision = Mutex(0)
 
     /// Always `"memory"`.
     ///
@@ -55,16 +59,21 @@ public final class MemoryBackend: Backend {
     /// try backend.load().values  //=> ["volume": 0.5]
     /// ```
     public func load() throws -> BackendSnapshot {
-        storage.state.withLock { $0.snapshot }
+        storage.state.withLock { state in
+            seenRevision.withLock { $0 = state.revision }
+            return state.snapshot
+        }
     }
 
-    /// Applies the batch and tells the other backends sharing these contents.
+    /// Applies the batch and tells the other backends sharing these contents. Returns the whole
+    /// contents when another backend committed since this one last read or wrote them.
     ///
     /// ```swift
     /// _ = try backend.commit(BackendChanges(values: ["a": .int(1)]))
     /// ```
     public func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
-        try withExclusiveAccess { _ in (changes, nil) }
+        let outcome = try exclusively { _, sawForeignCommit in (changes, sawForeignCommit) }
+        return outcome.result ? outcome.after : nil
     }
 
     /// Runs `body` on the current contents and applies its changes, all under one lock.
@@ -73,14 +82,29 @@ public final class MemoryBackend: Backend {
     /// try backend.withExclusiveAccess { snapshot in (BackendChanges(values: ["n": .int(1)]), ()) }
     /// ```
     public func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+        try exclusively { snapshot, _ in try body(snapshot) }.result
+    }
+
+    /// Applies what `body` returns under the contents' lock and tells the other backends. The
+    /// body learns whether another backend committed since this one last looked; the contents
+    /// after the commit come back with its result.
+    private func exclusively<R>(
+        _ body: (BackendSnapshot, Bool) throws -> (BackendChanges, R)
+    ) throws -> (result: R, after: BackendSnapshot) {
         let me = ObjectIdentifier(self)
-        let (result, others) = try storage.state.withLock { state -> (R, [@Sendable () -> Void]) in
-            let (changes, result) = try body(state.snapshot)
-            state.snapshot.apply(changes)
-            return (result, state.watchers.filter { $0.key != me }.map(\.value))
+        let (result, after, others) = try storage.state.withLock {
+            state -> (R, BackendSnapshot, [@Sendable () -> Void]) in
+            let sawForeignCommit = seenRevision.withLock { $0 } != state.revision
+            let (changes, result) = try body(state.snapshot, sawForeignCommit)
+            if !changes.isEmpty {
+                state.snapshot.apply(changes)
+                state.revision += 1
+            }
+            seenRevision.withLock { $0 = state.revision }
+            return (result, state.snapshot, state.watchers.filter { $0.key != me }.map(\.value))
         }
         for watcher in others { watcher() }
-        return result
+        return (result, after)
     }
 
     /// Calls `onChange` after every commit made through another backend sharing these contents.

@@ -1,0 +1,57 @@
+import Foundation
+import StoredKit
+import StoredKitConformance
+import Testing
+
+/// The conformance suite shipped in `StoredKitConformance`, run on every built-in backend.
+@Suite("Every backend passes the conformance suite")
+struct BackendConformanceTests {
+    @Test(arguments: BuiltInSubject.Kind.allCases, BackendConformance.checks)
+    func conforms(_ kind: BuiltInSubject.Kind, _ check: BackendConformance.Check) async throws {
+        let subject = try BuiltInSubject(kind)
+        try await check.run(on: subject)
+    }
+}
+
+/// A built-in backend over a fresh temporary directory (or a fresh shared memory store).
+struct BuiltInSubject: ConformanceSubject {
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case memory, plistXML = "plist XML", plistBinary = "plist binary", sqlite = "SQLite"
+        var testDescription: String { rawValue }
+    }
+
+    let kind: Kind
+    let directory: TemporaryDirectory
+    private let memory = MemoryBackend()
+
+    init(_ kind: Kind) throws {
+        self.kind = kind
+        directory = try TemporaryDirectory()
+    }
+
+    var file: URL { directory.file(kind == .sqlite ? "prefs.sqlite" : "prefs.plist") }
+
+    var capabilities: BackendCapabilities {
+        switch kind {
+        case .memory: [.persistent, .sharedBetweenInstances, .subSecondDates]
+        case .plistXML: [.persistent, .sharedBetweenInstances, .detectsCorruption]
+        case .plistBinary, .sqlite: [.persistent, .sharedBetweenInstances, .subSecondDates, .detectsCorruption]
+        }
+    }
+
+    func openBackend(corruption: CorruptionPolicy) throws -> any Backend {
+        switch kind {
+        case .memory: MemoryBackend(sharing: memory)
+        case .plistXML: PlistBackend(at: file, format: .xml, corruption: corruption)
+        case .plistBinary: PlistBackend(at: file, format: .binary, corruption: corruption)
+        case .sqlite: SQLiteBackend(at: file, corruption: corruption)
+        }
+    }
+
+    /// Overwrites the start of the file, where both formats keep what identifies them.
+    func damage() throws {
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 512))
+    }
+}
