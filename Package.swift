@@ -28,7 +28,10 @@ let package = Package(
             dependencies: ["StoredKit"],
             path: "Benchmarks/StoredBenchmarks"
         ),
-        .testTarget(name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance"]),
+        .testTarget(
+            name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance"],
+            exclude: ["ForeignFiles"]  // read from the source tree by ForeignFileTests
+        ),
         .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
         .testTarget(name: "StoredCLITests", dependencies: ["stored"]),

@@ -49,7 +49,7 @@ enum HelpText {
               0  success
               1  key not found (also: find matched nothing)
               2  usage error: unknown command or option, wrong number of arguments
-              3  invalid value or input file (--int abc, malformed JSON or import file, a key that exists)
+              3  invalid value or input file (--int abc, malformed JSON or import file, a key that exists, a valid store file holding what StoredKit cannot read)
               4  corrupt store
               5  I/O or permission error, or a store that does not exist
 

@@ -62,6 +62,14 @@ extension Command {
     ) { arguments, console in
         let location = try StoreLocation(arguments.positionals[0])
         try location.requireExisting()
+        // Zero bytes is what a crash or `touch` leaves: no reader calls it a property list, yet a
+        // store opens it as empty. Say which it is rather than "sound".
+        if location.kind == .plist, (try? FileManager.default.attributesOfItem(atPath: location.path)[.size] as? Int) == 0 {
+            throw CLIError(
+                .invalidInput,
+                "'\(location.path)' is an empty file (0 bytes), not a property list yet. A store opens it as empty "
+                    + "and its first write makes it a real one; 'stored write' or 'stored import' does that now.")
+        }
         if location.kind == .sqlite {
             let problems = try SQLiteBackend(at: location.url, corruption: .fail).quickCheck()
             if !problems.isEmpty { throw damaged(location, problems) }

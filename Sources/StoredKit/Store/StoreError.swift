@@ -18,6 +18,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unrepresentable(key: String, reason: String)
     /// A store file could not be parsed. When the policy is quarantine, `quarantinedAt` is where it was moved.
     case corruptFile(path: String, reason: String, quarantinedAt: String?)
+    /// A store file is intact and well-formed, but holds something StoredKit cannot read (a UID,
+    /// an integer beyond 64 bits, an unsupported character encoding). It is never moved aside or
+    /// rewritten; `advice` says what the user can do.
+    case unsupportedFile(path: String, reason: String, advice: String)
     /// A system call on a file failed.
     case io(path: String, operation: String, errno: Int32)
     /// SQLite reported an error.
@@ -58,6 +62,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             } else {
                 "'\(path)' is corrupt (\(reason)). Move it aside or restore a backup, then open again."
             }
+        case .unsupportedFile(let path, let reason, let advice):
+            "'\(path)' is a valid file but holds \(reason), which StoredKit cannot read. The file is intact and was not changed. \(advice)"
         case .io(let path, let operation, let errno):
             "Could not \(operation) '\(path)': \(String(cString: strerror(errno))) (errno \(errno)). \(Self.advice(errno))"
         case .sqlite(let path, let code, let message):

@@ -156,6 +156,8 @@ struct PlistBinaryReader {
             return try array(at: start, index: index)
         case 0xD:
             return try dictionary(at: start, index: index)
+        case 0x8:
+            throw unsupported("a UID (an NSKeyedArchiver object reference) at byte \(start)")
         default:
             throw failure("unsupported object type 0x\(hex(marker)) at byte \(start)")
         }
@@ -171,7 +173,7 @@ struct PlistBinaryReader {
             let low = bigEndianInteger(at: start + 8, size: 8)
             if high == 0 { return StoredValue(low) }
             if high == UInt64.max, Int64(bitPattern: low) < 0 { return .int(Int64(bitPattern: low)) }
-            throw failure("128-bit integer at byte \(marker) does not fit in 64 bits")
+            throw unsupported("an integer beyond 64 bits at byte \(marker)")
         case 8:
             return .int(Int64(bitPattern: bigEndianInteger(at: start, size: 8)))
         default:
@@ -298,5 +300,12 @@ extension PlistBinaryReader {
 
     private func failure(_ reason: String) -> StoreError {
         .corruptFile(path: path, reason: reason, quarantinedAt: nil)
+    }
+
+    /// A well-formed value that has no ``StoredValue`` case: the file is not damaged.
+    private func unsupported(_ what: String) -> StoreError {
+        .unsupportedFile(
+            path: path, reason: what,
+            advice: "Remove that value with the program that wrote the file, or keep using that program for it.")
     }
 }

@@ -39,6 +39,13 @@ enum PlistScalarText {
         return .int(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
     }
 
+    /// Whether `text` is a well-formed decimal integer, whatever its size: an `<integer>` that
+    /// ``integer(_:)`` refuses although this holds is valid but beyond 64 bits.
+    static func isWholeNumber(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let digits = text.first == UInt8(ascii: "-") || text.first == UInt8(ascii: "+") ? text.dropFirst() : text[...]
+        return !digits.isEmpty && digits.allSatisfy { UInt8(ascii: "0")...UInt8(ascii: "9") ~= $0 }
+    }
+
     private static func digitValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
@@ -64,9 +71,20 @@ enum PlistScalarText {
         case "-inf", "-infinity": return -.infinity
         default: break
         }
-        // Hex floats and over-long mantissas are rare; strtod (behind Double.init) rounds them correctly.
-        guard let first = text.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t") else { return nil }
+        // Over-long mantissas are rare; strtod (behind Double.init) rounds them correctly. Only decimal
+        // spellings reach it: strtod would also take hex floats ("0x10") and "nan(...)", which neither
+        // Foundation nor plistlib reads as a real.
+        guard !text.isEmpty, text.allSatisfy(isDecimalRealByte) else { return nil }
         return Double(string)
+    }
+
+    private static func isDecimalRealByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "e"), UInt8(ascii: "E"):
+            true
+        default: false
+        }
     }
 
     /// Clinger's fast path: a mantissa below 2^53 scaled by an exact power of ten rounds correctly in one

@@ -29,17 +29,40 @@ struct PlistXMLReader {
     }
 
     /// Parses a whole XML plist document; `path` only names the file in errors.
+    ///
+    /// The `encoding` of the XML declaration is honoured for UTF-8, ISO-8859-1 (Latin-1) and
+    /// US-ASCII; a file declaring another encoding is refused with a message naming it.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(StoreError) -> StoredValue {
-        var reader = PlistXMLReader(bytes: bytes, path: path)
-        return try reader.readDocument()
+        switch try PlistXMLEncoding.declared(in: bytes, path: path) {
+        case .utf8:
+            var reader = PlistXMLReader(bytes: bytes, path: path)
+            return try reader.readDocument()
+        case .latin1:
+            // Every Latin-1 byte is the Unicode scalar of the same number: widen to UTF-8 once, then
+            // read as usual. Byte offsets in messages then count the UTF-8 bytes.
+            var utf8: [UInt8] = []
+            utf8.reserveCapacity(bytes.count)
+            for byte in bytes { UTF8.encode(Unicode.Scalar(byte)) { utf8.append($0) } }
+            return try utf8.withUnsafeBufferPointer { (converted) throws(StoreError) in
+                var reader = PlistXMLReader(bytes: converted, path: path)
+                return try reader.readDocument()
+            }
+        }
     }
 
     private mutating func readDocument() throws(StoreError) -> StoredValue {
         guard !bytes.isEmpty else { throw failure("the file is empty") }
         if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
-            throw failure("UTF-16 XML is not supported; convert it with 'plutil -convert xml1'")
+            throw StoreError.unsupportedFile(
+                path: path, reason: "XML in UTF-16", advice: "Convert it to UTF-8 with 'plutil -convert xml1' or iconv.")
         }
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        if isAtXMLDeclaration {
+            guard let end = find("?>", from: position + 5) else {
+                throw failure("unterminated XML declaration at byte \(position)")
+            }
+            position = end + 2
+        }
         try skipMarkup(allowingDeclarations: true)
         guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else {
             throw failure("not a property list: expected '<' at byte \(position)")
@@ -76,7 +99,14 @@ struct PlistXMLReader {
             return .bool(tag.element == .true)
         case .integer:
             let text = try readScalarText(tag)
-            guard let value = PlistScalarText.integer(text) else { throw invalidScalar("integer", text, tag) }
+            guard let value = PlistScalarText.integer(text) else {
+                if PlistScalarText.isWholeNumber(text) {
+                    throw StoreError.unsupportedFile(
+                        path: path, reason: "an integer beyond 64 bits, '\(preview(text))', at byte \(tag.offset)",
+                        advice: "Remove that value with the program that wrote the file, or keep using that program for it.")
+                }
+                throw invalidScalar("integer", text, tag)
+            }
             return value
         case .real:
             let text = try readScalarText(tag)
@@ -200,6 +230,8 @@ struct PlistXMLReader {
                 position = end + 3
             } else if hasPrefix("<!--") {
                 try skipComment()
+            } else if hasPrefix("<?") {
+                try skipProcessingInstruction()
             } else {
                 throw failure("unexpected '<' in <\(element.name)> at byte \(position); escape it as &lt;")
             }
@@ -269,24 +301,40 @@ extension PlistXMLReader {
         byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
     }
 
-    /// Skips whitespace and comments, plus `<?...?>` and `<!DOCTYPE ...>` outside the root element.
+    /// Skips whitespace, comments and processing instructions, plus `<!DOCTYPE ...>` outside the
+    /// root element (`allowingDeclarations`). XML allows processing instructions anywhere between
+    /// elements, and Foundation and plistlib skip them; any other `<!` declaration is refused, as
+    /// both of them refuse it.
     private mutating func skipMarkup(allowingDeclarations: Bool) throws(StoreError) {
         while position < bytes.count {
             if isWhitespace(bytes[position]) {
                 position += 1
             } else if hasPrefix("<!--") {
                 try skipComment()
-            } else if allowingDeclarations, hasPrefix("<?") {
-                guard let end = find("?>", from: position + 2) else {
-                    throw failure("unterminated processing instruction at byte \(position)")
-                }
-                position = end + 2
-            } else if allowingDeclarations, hasPrefix("<!") {
+            } else if hasPrefix("<?") {
+                try skipProcessingInstruction()
+            } else if allowingDeclarations, hasPrefix("<!DOCTYPE") {
                 try skipDeclaration()
+            } else if hasPrefix("<!") {
+                let place = allowingDeclarations ? "" : " inside an element"
+                throw failure("unexpected declaration '\(preview(position..<bytes.count))'\(place) at byte \(position)")
             } else {
                 return
             }
         }
+    }
+
+    /// `<?xml` followed by whitespace: the XML declaration, valid only at the start of the file.
+    private var isAtXMLDeclaration: Bool {
+        hasPrefix("<?xml") && position + 5 < bytes.count && isWhitespace(bytes[position + 5])
+    }
+
+    private mutating func skipProcessingInstruction() throws(StoreError) {
+        if isAtXMLDeclaration { throw failure("XML declaration not at the start of the file (byte \(position))") }
+        guard let end = find("?>", from: position + 2) else {
+            throw failure("unterminated processing instruction at byte \(position)")
+        }
+        position = end + 2
     }
 
     private mutating func skipComment() throws(StoreError) {
