@@ -47,17 +47,67 @@ enum PlistBytes {
         return nil
     }
 
-    /// Fails (status 3) when the XML plist `store` cannot hold `values` exactly.
+    /// Fails (status 3) when the XML plist at `path` cannot hold `values` exactly: a date with a
+    /// fraction of a second, a NaN payload, or a character XML 1.0 forbids even as a reference
+    /// (StoredKit and Foundation read those back, Python's plistlib and XML tools do not).
+    static func requireExact(_ values: [String: StoredValue], inXMLPlistAt path: String, alternative: String) throws {
+        let loss: String
+        if let inexact = try firstInexactValue(values, format: .xml) {
+            loss = "Key '\(inexact.key)' cannot be kept exactly in the XML plist '\(path)': \(describe(inexact))"
+        } else if let (key, character) = firstForbiddenCharacter(in: values) {
+            loss = "Key '\(key)' cannot be written to the XML plist '\(path)': it holds \(character), which XML 1.0 "
+                + "forbids even as a character reference"
+        } else {
+            return
+        }
+        throw CLIError(.invalidInput, "\(loss). \(alternative); nothing was changed.")
+    }
+
+    /// Fails (status 3) when the plist `store` cannot hold `values` exactly (only XML can fail).
     static func requireExact(_ values: [String: StoredValue], in store: StoreLocation, format: PlistFormat) throws {
-        guard let loss = try firstInexactValue(values, format: format) else { return }
-        throw CLIError(
-            .invalidInput,
-            "Key '\(loss.key)' cannot be kept exactly in the XML plist '\(store.path)': \(describe(loss)). "
-                + "Use an SQLite store or a binary plist ('stored convert' with --format binary); nothing was changed.")
+        guard format == .xml else { return }
+        try requireExact(
+            values, inXMLPlistAt: store.path,
+            alternative: "Use an SQLite store or a binary plist ('stored convert' with --format binary)")
+    }
+
+    /// The first key (sorted) whose name or value holds a character XML 1.0 cannot hold at all:
+    /// controls other than tab, LF and CR, and U+FFFE / U+FFFF.
+    static func firstForbiddenCharacter(in values: [String: StoredValue]) -> (key: String, character: String)? {
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            var pending: [StoredValue] = [.string(key), value]  // a worklist, so no depth reaches the stack
+            while let next = pending.popLast() {
+                switch next {
+                case .string(let text):
+                    if let scalar = text.unicodeScalars.first(where: isForbiddenInXML) {
+                        return (key, "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4))
+                    }
+                case .array(let items): pending.append(contentsOf: items)
+                case .dictionary(let entries):
+                    for (name, item) in entries { pending.append(.string(name)); pending.append(item) }
+                default: break
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D: false
+        case 0..<0x20, 0xFFFE, 0xFFFF: true
+        default: false
+        }
     }
 
     static func describe(_ loss: (key: String, value: StoredValue, readBack: StoredValue?)) -> String {
         "\(ValuePrinter.oneLine(loss.value)) would become \(loss.readBack.map(ValuePrinter.oneLine) ?? "nothing")"
     }
 
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

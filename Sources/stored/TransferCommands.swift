@@ -29,7 +29,9 @@ extension Command {
             Writes every key and value to FILE (replaced atomically) or to standard output ('-' or no FILE).
             The format is --format, else .plist files get an XML plist and everything else JSON.
             JSON keeps every type exactly with the tagged form described in 'stored help', so
-            'stored export A - | stored import B -' copies a store exactly.
+            'stored export A - | stored import B -' copies a store exactly. An XML plist cannot
+            hold fractions of a second or the control characters XML forbids: such a value is
+            refused by name (status 3) and nothing is written; use --format binary or json.
             """,
         options: [OptionSpec("format", value: "json|xml|binary", "The output format (default: json).")],
         examples: ["stored export prefs.sqlite backup.json", "stored export prefs.plist - --format xml"],
@@ -41,6 +43,11 @@ extension Command {
             arguments.value("format") == nil && destination != "-"
             ? ExportFormat(fileName: destination) : try ExportFormat(option: arguments.value("format"), command: "export")
         let values = try location.openExisting().dictionaryRepresentation()
+        if format == .xml {
+            try PlistBytes.requireExact(
+                values, inXMLPlistAt: destination == "-" ? "standard output" : destination,
+                alternative: "Export with --format binary or json")
+        }
         let data: Data =
             switch format {
             case .json: Data((StoredValueJSON.encode(.dictionary(values), prettyPrinted: true) + "\n").utf8)
