@@ -55,7 +55,8 @@ enum PlistBytes {
         if let inexact = try firstInexactValue(values, format: .xml) {
             loss = "Key '\(inexact.key)' cannot be kept exactly in the XML plist '\(path)': \(describe(inexact))"
         } else if let (key, character) = firstForbiddenCharacter(in: values) {
-            loss = "Key '\(key)' cannot be written to the XML plist '\(path)': it holds \(character), which XML 1.0 "
+            loss =
+                "Key '\(key)' cannot be written to the XML plist '\(path)': it holds \(character), which XML 1.0 "
                 + "forbids even as a character reference"
         } else {
             return
