@@ -23,9 +23,11 @@ let package = Package(
         .target(name: "TabKit"),
         .executableTarget(name: "stored", dependencies: ["StoredKit"]),
         .executableTarget(name: "stored-demo", dependencies: ["StoredKit", "TabKit"]),
+        // Per-thread allocation (malloc interposed) and instruction counts: linked into stored-bench only.
+        .target(name: "CBenchmarkCounters", path: "Benchmarks/CBenchmarkCounters"),
         .executableTarget(
             name: "StoredBenchmarks",
-            dependencies: ["StoredKit"],
+            dependencies: ["StoredKit", "CBenchmarkCounters"],
             path: "Benchmarks/StoredBenchmarks"
         ),
         .testTarget(

@@ -16,7 +16,8 @@ struct Options {
         Usage: swift run -c release stored-bench [options]
 
           --quick         a smoke run (< 60 s): fewer rounds and smaller counts
-          --filter WORD   run only scenarios whose name or group contains WORD (repeatable)
+          --filter WORD   run only scenarios whose name or group contains WORD (repeatable);
+                          "allocations" runs only the allocation budgets
           --json FILE     also write every figure, the machine and the toolchain to FILE
           --list          list the scenarios (name, group, what is measured, goal) and exit
           --help          show this help and exit
@@ -84,7 +85,7 @@ func listScenarios() {
 
 func runBenchmarks(_ options: Options) -> Int32 {
     let scenarios = Catalog.all.filter { $0.matches(options.filters) }
-    guard !scenarios.isEmpty else {
+    guard !scenarios.isEmpty || !AllocationBudgets.selected(by: options.filters).isEmpty else {
         FileHandle.standardError.write(Data("stored-bench: no scenario matches \(options.filters); see --list\n".utf8))
         return 2
     }
@@ -110,6 +111,19 @@ func runBenchmarks(_ options: Options) -> Int32 {
     let seconds = (clock.now - start).seconds
     ConsoleReport.printSummary(records)
     ConsoleReport.printDetails(records)
+    var overBudget: [String] = []
+    if AllocationBudgets.isActive {
+        do {
+            let allocations = try AllocationBudgets.measure(filters: options.filters)
+            if !allocations.isEmpty { AllocationBudgets.printTable(allocations) }
+            overBudget = allocations.filter { !$0.isWithinBudget }.map(\.check.name)
+        } catch {
+            FileHandle.standardError.write(Data("stored-bench: allocation counts failed: \(error)\n".utf8))
+            overBudget = ["allocation counts"]
+        }
+    } else {
+        print("\nHeap allocation counts: unavailable (malloc is not interposed in this build)")
+    }
     let failed = records.filter { $0.status == .failed }
     print(
         String(
@@ -128,7 +142,10 @@ func runBenchmarks(_ options: Options) -> Int32 {
             return 1
         }
     }
-    return failed.isEmpty ? 0 : 1
+    if !overBudget.isEmpty {
+        print("OVER the allocation budget: \(overBudget.joined(separator: ", "))")
+    }
+    return failed.isEmpty && overBudget.isEmpty ? 0 : 1
 }
 
 let options: Options
