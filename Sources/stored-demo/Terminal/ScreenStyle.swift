@@ -16,7 +16,7 @@ struct ScreenStyle: Equatable {
         let environment = { (name: String) -> String? in getenv(name).map { String(cString: $0) } }
         let noColor = environment("NO_COLOR").map { !$0.isEmpty } ?? false
         let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap(environment).first { !$0.isEmpty } ?? ""
-        let normalized = locale.lowercased().replacingOccurrences(of: "-", with: "")
+        let normalized = locale.lowercased().filter { $0 != "-" }
         return ScreenStyle(color: !noColor, unicode: normalized.contains("utf8"))
     }
 

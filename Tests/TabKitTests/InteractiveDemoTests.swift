@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+import StoredKit
+import TabKit
+import Testing
+
+/// The interactive `stored-demo`, driven through a real pseudo-terminal: keys change the stored
+/// customization, other windows follow, and the terminal is given back on every way out.
+@Suite("stored-demo, interactive")
+struct InteractiveDemoTests {
+    static let sidebarKey = StoredKey<TabViewCustomization>("sidebar", default: TabViewCustomization())
+    static let roomsKey = StoredKey<[String]>("rooms", default: ["Kitchen", "Bedroom"])
+    static let up = "\u{1B}[A"
+    static let down = "\u{1B}[B"
+
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appending(path: "InteractiveDemoTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    var storePath: String { directory.appending(path: "prefs.sqlite").path }
+
+    func stored() throws -> (customization: TabViewCustomization, rooms: [String]) {
+        let store = try PreferenceStore(fileAt: URL(fileURLWithPath: storePath))
+        return (store[Self.sidebarKey], store[Self.roomsKey])
+    }
+
+    @Test func keysHideMoveAddAndRemoveAndTheStoreKeepsIt() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        let modesBefore = demo.modes
+        #expect(demo.waitForScreen { $0.contains { $0.contains("▸ [x] Home") } })
+
+        try demo.type(Self.down + Self.down + " ")  // Climate, hidden
+        #expect(demo.waitForScreen { _ in demo.shows("[ ] Climate") })
+
+        try demo.type(Self.down + "[")  // Lights, moved above Climate
+        #expect(demo.waitForScreen { _ in (demo.row(of: "Lights") ?? .max) < (demo.row(of: "Climate") ?? 0) })
+
+        try demo.type("jjj{")  // Climate, Security, Kitchen; the Rooms section moves above Categories
+        #expect(demo.waitForScreen { _ in (demo.row(of: "   Rooms") ?? .max) < (demo.row(of: "   Categories") ?? 0) })
+
+        try demo.type("zZ\u{1B}[15~\u{07}%")  // unknown keys and an unknown escape sequence: ignored
+        try demo.type("aGarage\r")
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Garage") })
+
+        try demo.type("kd")  // up from Garage to Bedroom, removed
+        #expect(demo.waitForScreen { _ in !demo.shows("] Bedroom") && demo.shows("Removed Bedroom") })
+
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+        #expect(demo.modes == modesBefore)
+
+        var expected = TabViewCustomization()
+        expected[tab: "climate"].sidebarVisibility = .hidden
+        expected[section: "categories"].tabOrder = ["lights", "climate", "security"]
+        expected.sectionOrder = ["rooms", "categories"]
+        let (customization, rooms) = try stored()
+        #expect(customization == expected)
+        #expect(rooms == ["Kitchen", "Garage"])
+
+        // Start again: it is as it was left.
+        let again = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(again.waitForScreen { _ in again.shows("[ ] Climate") && again.shows("[x] Garage") })
+        #expect(!again.shows("] Bedroom"))
+        #expect((again.row(of: "   Rooms") ?? .max) < (again.row(of: "   Categories") ?? 0))
+        try again.type("q")
+        #expect(again.waitForExit() == 0)
+    }
+
+    @Test func aSecondWindowAndAThirdShellShowUpInTheFirst() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try DemoTerminal(arguments: ["--store", storePath])
+        let second = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(first.waitForScreen { _ in first.shows("[x] Climate") })
+        #expect(second.waitForScreen { _ in second.shows("[x] Climate") })
+
+        try first.type(Self.down + Self.down + " ")
+        #expect(
+            second.waitForScreen { _ in second.shows("[ ] Climate") && second.shows("From another process: Climate hidden.") })
+
+        let shell = Process()
+        shell.executableURL = try DemoTerminal.demoExecutable()
+        shell.arguments = ["--store", storePath, "hide", "reports"]
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        #expect(first.waitForScreen { _ in first.shows("[ ] Reports") && first.shows("From another process: Reports hidden.") })
+        #expect(second.waitForScreen { _ in second.shows("[ ] Reports") })
+
+        for demo in [first, second] {
+            try demo.type("q")
+            #expect(demo.waitForExit() == 0)
+        }
+    }
+
+    @Test(arguments: [SIGTERM, SIGHUP, SIGINT])
+    func aSignalRestoresTheTerminal(signal: Int32) throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        let modesBefore = demo.modes
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Home") })
+        #expect(demo.modes != modesBefore)  // raw while it runs
+
+        demo.send(signal: signal)
+        #expect(demo.waitForExit() == 128 + signal)
+        #expect(demo.modes == modesBefore)
+        #expect(demo.output.ends(with: Array("\u{1B}[?1049l".utf8)))  // back on the normal screen, last
+    }
+
+    @Test func controlCQuitsAndRestoresTheTerminal() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        let modesBefore = demo.modes
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Home") })
+        try demo.type("\u{03}")
+        #expect(demo.waitForExit() == 130)
+        #expect(demo.modes == modesBefore)
+    }
+
+    @Test func aCorruptStoreIsReportedAndTheTerminalLeftAlone() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let garbage = Data("SQLite format 3\u{0}this is not a database, only a test's garbage".utf8)
+        try garbage.write(to: URL(fileURLWithPath: storePath))
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        let modesBefore = demo.modes
+        let status = demo.waitForExit()
+        #expect(status != nil && status != 0)
+        let text = String(decoding: demo.output, as: UTF8.self)
+        #expect(text.contains(storePath))
+        #expect(!text.contains("\u{1B}[?1049h"))  // never took the screen over
+        #expect(demo.modes == modesBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: storePath)) == garbage)  // left as it was
+    }
+
+    @Test func aStoreThatCannotBeOpenedIsReported() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "a-file")
+        try Data("x".utf8).write(to: file)
+        let path = file.appending(path: "prefs.sqlite").path  // under a regular file
+        let demo = try DemoTerminal(arguments: ["--store", path])
+        let modesBefore = demo.modes
+        let status = demo.waitForExit()
+        #expect(status != nil && status != 0)
+        let text = String(decoding: demo.output, as: UTF8.self)
+        #expect(text.contains("stored-demo:") && text.contains("a-file"))
+        #expect(!text.contains("\u{1B}[?1049h"))
+        #expect(demo.modes == modesBefore)
+    }
+
+    @Test func aSmallTerminalSaysSoUntilItIsEnlarged() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath], columns: 60, rows: 20)
+        #expect(demo.waitForScreen { _ in demo.shows("needs at least 80×24") && demo.shows("this terminal is 60×20") })
+        demo.resize(columns: 100, rows: 30)
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Home") })
+        #expect(demo.screen.count == 30)
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+    }
+
+    @Test func noColorAndAnASCIILocaleGiveAPlainASCIIScreen() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(
+            arguments: ["--store", storePath], environment: ["TERM": "xterm", "LANG": "C", "NO_COLOR": "1"])
+        #expect(demo.waitForScreen { _ in demo.shows("> [x] Home") })
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+        #expect(demo.output.allSatisfy { $0 < 0x80 })
+        let text = String(decoding: demo.output, as: UTF8.self)
+        #expect(text.contains("\u{1B}[0;7m"))  // the cursor row in reverse video, which is not a colour
+        #expect(!text.contains(";3"))  // no foreground colour anywhere
+    }
+}
+
+extension [UInt8] {
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
