@@ -83,6 +83,7 @@ enum DemoCommand: Equatable {
         case ("watch", 1):
             guard let count = options["--count"] else { return .watch(count: nil) }
             return .watch(count: try integer(count, for: "--count"))
+        case ("add-room", 1), ("remove-room", 1): throw .usage("\(words[0]) needs the room's NAME")
         case ("add-room", 2...): return .addRoom(words.dropFirst().joined(separator: " "))
         case ("remove-room", 2...): return .removeRoom(words.dropFirst().joined(separator: " "))
         case ("measure-latency", 1): return .measureLatency(count: 200)

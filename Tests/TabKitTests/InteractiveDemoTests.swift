@@ -70,6 +70,78 @@ struct InteractiveDemoTests {
         #expect(again.waitForExit() == 0)
     }
 
+    @Test func tabsThatCannotBeCustomizedSaySo() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Home") })
+        try demo.type("[")
+        #expect(demo.waitForScreen { _ in demo.shows("Home cannot be moved: tabs outside a section keep their place.") })
+        try demo.type(String(repeating: Self.down, count: 7))  // down to Settings, the last row
+        #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Settings") })
+        try demo.type(" ")
+        #expect(demo.waitForScreen { _ in demo.shows("Settings cannot be hidden: its customization is disabled.") })
+        try demo.type("{")
+        #expect(demo.waitForScreen { _ in demo.shows("Settings is not in a section") })
+        try demo.type("d")
+        #expect(demo.waitForScreen { _ in demo.shows("Settings is part of the app; only rooms can be removed") })
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+        #expect(try stored().customization == TabViewCustomization())
+    }
+
+    @Test func theResetKeysUndoOrderAndVisibility() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Home") })
+        try demo.type(" jjj[")  // Home hidden; Lights above Climate
+        #expect(demo.waitForScreen { _ in demo.shows("Moved Lights up.") })
+        try demo.type("}")  // Categories below Rooms
+        #expect(demo.waitForScreen { _ in demo.shows("Moved the Categories section down.") })
+        #expect(try stored().customization.sectionOrder == ["rooms", "categories"])
+
+        try demo.type("r")
+        #expect(demo.waitForScreen { _ in demo.shows("The Categories tabs are back in the app's order.") })
+        #expect(try stored().customization[section: "categories"].tabOrder == nil)
+        try demo.type("R")
+        #expect(demo.waitForScreen { _ in demo.shows("Every section and tab is back in the app's order.") })
+        #expect(try stored().customization.sectionOrder == nil)
+        #expect(try stored().customization[tab: "home"].sidebarVisibility == .hidden)
+        try demo.type("v")
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Home") })
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+        #expect(try stored().customization == TabViewCustomization())
+    }
+
+    @Test func anOpenedRoomKeepsItsValueAcrossReordersAndRestarts() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Home") })
+        try demo.type("jjjjj\r")  // Kitchen, opened
+        #expect(demo.waitForScreen { _ in demo.shows("Opened Kitchen.") && demo.shows("room.kitchen") })
+        let value = try #require(demo.screen.first { $0.contains("Value ") }?.split(separator: " ").last.map(String.init))
+        try demo.type("]")  // below Bedroom: a new index, the same value
+        #expect(demo.waitForScreen { _ in demo.shows("Moved Kitchen down.") })
+        #expect(demo.shows("Value    \(value)"))
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+        let store = try PreferenceStore(fileAt: URL(fileURLWithPath: storePath))
+        #expect(store[StoredKey<Int>("selection", default: 1)] == Int(value))
+
+        let again = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(again.waitForScreen { _ in again.shows("room.kitchen") && again.shows("Value    \(value)") })
+        try again.type("q")
+        #expect(again.waitForExit() == 0)
+    }
+
+    @Test func aClosedTerminalEndsTheDemo() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Home") })
+        demo.hangUp()
+        #expect(demo.waitForExit() == 128 + SIGHUP)
+    }
+
     @Test func aSecondWindowAndAThirdShellShowUpInTheFirst() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try DemoTerminal(arguments: ["--store", storePath])

@@ -19,7 +19,7 @@ struct InteractiveSession {
     static let observedKeys = [StoredKeys.sidebar.name, StoredKeys.rooms.name, StoredKeys.selection.name]
 
     /// Runs until the person quits; returns the exit status (0 for `q`, 128 + the signal number
-    /// for a signal, 130 for Ctrl-C, as a shell would report it).
+    /// for a signal, 130 for Ctrl-C, 129 when the terminal closes, as a shell would report them).
     func run() throws -> Int32 {
         let terminal = try RawTerminal(fileDescriptor: RawTerminal.standardInput)
         let screen = TerminalScreen(fileDescriptor: TerminalScreen.standardOutput, style: .fromEnvironment())
@@ -63,7 +63,7 @@ struct InteractiveSession {
                 if !size.isAtLeast(SidebarRenderer.minimumSize), key != .character("q"), key != .control("c") { continue }
                 if case .quit(let status) = state.handle(key) { return status }
             }
-            if events.inputEnded { return 0 }
+            if events.inputEnded { return 128 + EventPoller.hangUpSignal }  // the terminal went away
         }
     }
 }

@@ -34,7 +34,7 @@ struct InteractiveSidebar {
     /// The room name being typed after `a`, or `nil` when no prompt is open.
     private(set) var prompt: String?
     var status = Status(
-        text: "[ ] move the tab, { } its section; r resets that section's order, R every order, v visibility.",
+        text: "[ ] move the tab, { } its section; r/R reset its/every order, v visibility.",
         kind: .info)
 
     init(app: SmartHome) {

@@ -26,6 +26,8 @@ final class EventPoller {
     /// The signals that end the program, and the one that reports a new window size.
     static let terminationSignals = [SIGINT, SIGTERM, SIGHUP]
     static let resizeSignal = SIGWINCH
+    /// The signal a closed terminal stands for.
+    static let hangUpSignal = SIGHUP
 
     let input: Int32
     private let wakePipe: (read: Int32, write: Int32)

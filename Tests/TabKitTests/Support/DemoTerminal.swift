@@ -10,7 +10,7 @@ import Glibc
 /// #expect(demo.waitForScreen { $0.contains("[ ] Climate") })
 /// ```
 final class DemoTerminal {
-    let master: Int32
+    private(set) var master: Int32
     let slave: Int32
     private(set) var processID: pid_t = 0
     /// Everything the demo wrote so far.
@@ -44,7 +44,7 @@ final class DemoTerminal {
             var status: Int32 = 0
             waitpid(processID, &status, 0)
         }
-        close(master)
+        if master >= 0 { close(master) }
         close(slave)
     }
 
@@ -56,6 +56,12 @@ final class DemoTerminal {
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
         guard written == bytes.count else { throw POSIXError(.EIO) }
+    }
+
+    /// Closes the terminal's master side, as a terminal window closing does (the demo's reads fail).
+    func hangUp() {
+        close(master)
+        master = -1
     }
 
     /// Sends `signal` to the demo.
@@ -109,12 +115,17 @@ final class DemoTerminal {
 
     /// One poll of up to 50 ms and one read; false once the demo's side is closed for good.
     private func readOnce() -> Bool {
+        guard master >= 0 else {
+            usleep(10_000)  // nothing to read from a closed terminal; wait for the demo to end
+            return true
+        }
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 50) > 0 else { return true }
         return readAvailable()
     }
 
     private func readAvailable() -> Bool {
+        guard master >= 0 else { return false }
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 0) > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 65536)
