@@ -45,10 +45,10 @@ struct SidebarRenderer {
             let label = " New room: "
             lines.append([Span(label, .heading), Span(prompt)])
             cursorPosition = (size.rows - 2, label.count + prompt.count)
-            lines.append(help([("Enter", "add the room"), ("Esc", "cancel"), ("Backspace", "erase")]))
+            lines.append(help([("Enter", "add the room"), ("Esc", "cancel"), ("Backspace", "erase")], width: size.columns))
         } else {
             lines.append([Span(" " + state.status.text, attribute(for: state.status.kind))])
-            lines.append(help(mainKeys))
+            lines.append(help(mainKeys, width: size.columns))
         }
         return Frame(lines: lines, cursor: cursorPosition)
     }
@@ -142,10 +142,13 @@ struct SidebarRenderer {
         return Frame(lines: lines)
     }
 
-    private func help(_ keys: [(String, String)]) -> [Span] {
+    /// Keys and what they do, two spaces apart, or one when that is what fits.
+    private func help(_ keys: [(String, String)], width: Int) -> [Span] {
+        let full = keys.reduce(0) { $0 + $1.0.count + 1 + $1.1.count + 2 } - 2 + 1
+        let gap = full <= width ? "  " : " "
         var spans = [Span(" ")]
         for (index, (key, meaning)) in keys.enumerated() {
-            spans += [Span(key, .key), Span(" " + meaning + (index == keys.count - 1 ? "" : "  "), .dimmed)]
+            spans += [Span(key, .key), Span(" " + meaning + (index == keys.count - 1 ? "" : gap), .dimmed)]
         }
         return spans
     }

@@ -58,7 +58,7 @@ struct ScreenStyle: Equatable {
         static let unicode = Symbols(
             selection: "▸", opened: "●", locked: "⊘", separator: "│", rule: "─", up: "↑", down: "↓", enter: "⏎", times: "×")
         static let ascii = Symbols(
-            selection: ">", opened: "*", locked: "-", separator: "|", rule: "-", up: "Up", down: "Dn", enter: "Enter",
+            selection: ">", opened: "*", locked: "(fixed)", separator: "|", rule: "-", up: "Up", down: "Dn", enter: "Enter",
             times: "x")
     }
 }
