@@ -101,6 +101,17 @@ enum DemoCommand: Equatable {
         return value
     }
 
+    /// The store's path as the title line shows it: the home directory as `~`.
+    ///
+    /// ```swift
+    /// DemoCommand.displayPath(of: URL(fileURLWithPath: NSHomeDirectory() + "/prefs.sqlite"))  //=> "~/prefs.sqlite"
+    /// ```
+    static func displayPath(of url: URL) -> String {
+        let home = NSHomeDirectory()
+        let path = url.path
+        return !home.isEmpty && home != "/" && path.hasPrefix(home + "/") ? "~" + path.dropFirst(home.count) : path
+    }
+
     /// `$XDG_DATA_HOME/stored-demo/prefs.sqlite`, or `~/.local/share/...` as the XDG spec says.
     static func defaultStoreURL() -> URL {
         let environment = ProcessInfo.processInfo.environment

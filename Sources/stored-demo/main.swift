@@ -26,7 +26,7 @@ do {
     let store = try PreferenceStore(fileAt: storeURL, corruption: interactive ? .fail : .quarantine)
     let app = SmartHome(store: store)
     if interactive {
-        let status = try InteractiveSession(app: app, storePath: storeURL.path).run()
+        let status = try InteractiveSession(app: app, storePath: DemoCommand.displayPath(of: storeURL)).run()
         try store.flush()
         exit(status)
     }

@@ -19,12 +19,12 @@ final class EventPoller {
         var woken = false
         /// The window changed size (SIGWINCH).
         var resized = false
-        /// SIGINT, SIGTERM or SIGHUP arrived: the program should restore the terminal and end.
+        /// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived: the program should restore the terminal and end.
         var termination: Int32?
     }
 
     /// The signals that end the program, and the one that reports a new window size.
-    static let terminationSignals = [SIGINT, SIGTERM, SIGHUP]
+    static let terminationSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
     static let resizeSignal = SIGWINCH
     /// The signal a closed terminal stands for.
     static let hangUpSignal = SIGHUP
