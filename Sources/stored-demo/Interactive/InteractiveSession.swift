@@ -55,8 +55,10 @@ struct InteractiveSession {
             if events.resized { size = terminal.size }
             if events.woken {
                 let now = (sidebar: app.sidebar, selection: app.selection)
-                state.noteExternalChange(
-                    SidebarDifference.describe(from: shown.sidebar, to: now.sidebar, selection: (shown.selection, now.selection)))
+                let selection = (shown.selection, now.selection)
+                if let change = SidebarDifference.describe(from: shown.sidebar, to: now.sidebar, selection: selection) {
+                    state.noteExternalChange(change)
+                }
             }
             for key in reader.feed(events.input) {
                 // Too small to draw the sidebar: only quitting makes sense.

@@ -58,8 +58,10 @@ struct InteractiveSidebar {
     @discardableResult
     mutating func handle(_ key: Key) -> Outcome {
         if prompt != nil { return handlePromptKey(key) }
+        if key == .character("q") { return .quit(status: 0) }
+        if key == .control("c") { return .quit(status: 130) }
         let sidebar = app.sidebar
-        guard let tab = cursorTab(in: sidebar) else { return key == .character("q") ? .quit(status: 0) : .keepGoing }
+        guard let tab = cursorTab(in: sidebar) else { return .keepGoing }
         let id = tab.customizationID ?? ""
         let app = app
         switch key {
@@ -92,8 +94,6 @@ struct InteractiveSidebar {
             prompt = ""
             status = Status(text: "Name the new room, then Enter (Esc cancels).", kind: .info)
         case .character("d"): removeRoom(under: tab)
-        case .character("q"): return .quit(status: 0)
-        case .control("c"): return .quit(status: 130)
         default: break
         }
         return .keepGoing

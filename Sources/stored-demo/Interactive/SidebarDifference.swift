@@ -1,13 +1,15 @@
 import TabKit
 
-/// Says in a few words what another process changed, for the status line.
+/// Says in a few words what another process changed, for the status line; `nil` when nothing
+/// that shows changed (the status line then keeps what it said).
 ///
 /// ```swift
 /// SidebarDifference.describe(from: before, to: after, selection: (1, 1))  //=> "Climate hidden."
 /// ```
 enum SidebarDifference {
-    static func describe(from old: ResolvedSidebar<Int>, to new: ResolvedSidebar<Int>, selection: (old: Int, new: Int)) -> String
-    {
+    static func describe(
+        from old: ResolvedSidebar<Int>, to new: ResolvedSidebar<Int>, selection: (old: Int, new: Int)
+    ) -> String? {
         let before = Dictionary(old.allTabs.map { ($0.value, $0) }) { first, _ in first }
         let remaining = Set(new.allTabs.map(\.value))
         var parts: [String] = []
@@ -27,6 +29,6 @@ enum SidebarDifference {
         if selection.old != selection.new, let opened = new.allTabs.first(where: { $0.value == selection.new }) {
             parts.append("\(opened.title) opened")
         }
-        return parts.isEmpty ? "nothing you can see changed." : parts.joined(separator: ", ") + "."
+        return parts.isEmpty ? nil : parts.joined(separator: ", ") + "."
     }
 }
