@@ -70,6 +70,27 @@ struct InteractiveDemoTests {
         #expect(again.waitForExit() == 0)
     }
 
+    @Test func aTabMovesAcrossASectionBoundary() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Home") })
+        try demo.type("jjjj]")  // Security, the last of Categories, goes to the top of Rooms
+        #expect(demo.waitForScreen { _ in demo.shows("Moved Security to Rooms.") })
+        #expect((demo.row(of: "   Rooms") ?? .max) < (demo.row(of: "Security") ?? 0))
+        try demo.type("[")  // and back to the end of Categories
+        #expect(demo.waitForScreen { _ in demo.shows("Moved Security to Categories.") })
+        #expect((demo.row(of: "Security") ?? .max) < (demo.row(of: "   Rooms") ?? 0))
+        try demo.type("[[[")  // to the top of Categories, then refused
+        #expect(demo.waitForScreen { _ in demo.shows("Security is already at the top.") })
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+
+        var expected = TabViewCustomization()
+        expected[section: "categories"].tabOrder = ["security", "climate", "lights"]
+        expected[section: "rooms"].tabOrder = ["room.kitchen", "room.bedroom"]
+        #expect(try stored().customization == expected)
+    }
+
     @Test func tabsThatCannotBeCustomizedSaySo() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let demo = try DemoTerminal(arguments: ["--store", storePath])
@@ -163,10 +184,27 @@ struct InteractiveDemoTests {
         #expect(first.waitForScreen { _ in first.shows("[ ] Reports") && first.shows("From another process: Reports hidden.") })
         #expect(second.waitForScreen { _ in second.shows("[ ] Reports") })
 
+        // The inspection CLI writes the room list as JSON; then a value that is not a list.
+        #expect(try runStored(["write", storePath, "rooms", #"["Kitchen", "Bedroom", "Attic"]"#, "--json"]) == 0)
+        #expect(first.waitForScreen { _ in first.shows("[x] Attic") && first.shows("From another process: Attic added.") })
+        #expect(try runStored(["write", storePath, "rooms", "not a list"]) == 0)
+        #expect(first.waitForScreen { _ in !first.shows("[x] Attic") && first.shows("[x] Kitchen") })  // the default list
+
         for demo in [first, second] {
             try demo.type("q")
             #expect(demo.waitForExit() == 0)
         }
+    }
+
+    /// Runs the inspection CLI `stored`, built next to the demo.
+    func runStored(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = try DemoTerminal.demoExecutable().deletingLastPathComponent().appending(path: "stored")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 
     @Test(arguments: [SIGTERM, SIGHUP, SIGINT])
