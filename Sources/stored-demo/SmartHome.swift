@@ -26,8 +26,14 @@ struct SmartHome {
         _roomNames = Stored(.rooms, store: store)
     }
 
-    /// The user's rooms, from the stored list.
-    var rooms: [Room] { roomNames.map(Room.init(name:)) }
+    /// The user's rooms, from the stored list. A list written by hand (`stored write`) may repeat a
+    /// room or name one without a letter: those are skipped, so every tab has its own ID and value.
+    var rooms: [Room] {
+        var seen: Set<Int> = []
+        return roomNames.map(Room.init(name:)).filter { room in
+            !room.slug.isEmpty && seen.insert(room.selectionValue).inserted
+        }
+    }
 
     /// One tab per room, computed at run time and mixed with the literal tabs by the builder.
     var roomTabs: AnyTabContent<Int> {
@@ -72,11 +78,15 @@ struct SmartHome {
         makeModel().sidebar(customization: customization)
     }
 
-    /// The sidebar as the user sees it, with the selected tab marked.
+    /// The sidebar as the user sees it, with the selected tab marked. Control characters in stored
+    /// names (a room list written by hand) print as `?`, so they cannot drive the terminal.
     func render() -> String {
         let model = makeModel()
         let sidebar = model.sidebar(customization: customization)
         let selectedTitle = model.selectedTab?.title ?? "none"
-        return sidebar.description + "\n\nSelected: \(selectedTitle) (value \(selection))"
+        let text = sidebar.description + "\n\nSelected: \(selectedTitle) (value \(selection))"
+        return String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0 != "\n" && $0.properties.generalCategory == .control ? "?" : $0 }))
     }
 }

@@ -91,6 +91,18 @@ struct InteractiveDemoTests {
         #expect(try stored().customization == expected)
     }
 
+    @Test func controlCharactersInStoredTextAreNotSentToTheTerminal() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = #"["Kitchen", "Evil\u001b[2J\u0007"]"#
+        #expect(try DemoProcess.runStored(["write", storePath, "rooms", list, "--json"]) == 0)
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Evil?[2J?") })
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+        let bells = demo.output.filter { $0 == 0x07 }.count
+        #expect(bells == 0)
+    }
+
     @Test func tabsThatCannotBeCustomizedSaySo() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let demo = try DemoTerminal(arguments: ["--store", storePath])
@@ -185,26 +197,15 @@ struct InteractiveDemoTests {
         #expect(second.waitForScreen { _ in second.shows("[ ] Reports") })
 
         // The inspection CLI writes the room list as JSON; then a value that is not a list.
-        #expect(try runStored(["write", storePath, "rooms", #"["Kitchen", "Bedroom", "Attic"]"#, "--json"]) == 0)
+        #expect(try DemoProcess.runStored(["write", storePath, "rooms", #"["Kitchen", "Bedroom", "Attic"]"#, "--json"]) == 0)
         #expect(first.waitForScreen { _ in first.shows("[x] Attic") && first.shows("From another process: Attic added.") })
-        #expect(try runStored(["write", storePath, "rooms", "not a list"]) == 0)
+        #expect(try DemoProcess.runStored(["write", storePath, "rooms", "not a list"]) == 0)
         #expect(first.waitForScreen { _ in !first.shows("[x] Attic") && first.shows("[x] Kitchen") })  // the default list
 
         for demo in [first, second] {
             try demo.type("q")
             #expect(demo.waitForExit() == 0)
         }
-    }
-
-    /// Runs the inspection CLI `stored`, built next to the demo.
-    func runStored(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = try DemoTerminal.demoExecutable().deletingLastPathComponent().appending(path: "stored")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 
     @Test(arguments: [SIGTERM, SIGHUP, SIGINT])

@@ -68,4 +68,23 @@ struct RoomCommandTests {
         let store = try PreferenceStore(fileAt: URL(fileURLWithPath: storePath))
         #expect(store.storedValue(forKey: "rooms") == nil)
     }
+
+    @Test func aRoomListWrittenByHandIsCleanedUpWhenRead() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = #"["Kitchen", "kitchen", "!!!", "Attic"]"#
+        #expect(try DemoProcess.runStored(["write", storePath, "rooms", list, "--json"]) == 0)
+        let shown = try demo()
+        #expect(shown.status == 0)
+        #expect(shown.output.contains("Rooms (rooms)\n  [x] Kitchen (room.kitchen)\n  [x] Attic (room.attic)\n[x] Settings"))
+    }
+
+    @Test func controlCharactersInStoredNamesAreNotPrinted() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = #"["Kitchen", "Evil\u001b[2J"]"#
+        #expect(try DemoProcess.runStored(["write", storePath, "rooms", list, "--json"]) == 0)
+        let shown = try demo()
+        #expect(shown.status == 0)
+        #expect(shown.output.contains("[x] Evil?[2J (room.evil-2j)"))
+        #expect(!shown.output.contains("\u{1B}"))
+    }
 }

@@ -44,10 +44,9 @@ struct InteractiveSession {
         var reader = KeyReader()
         let renderer = SidebarRenderer(style: screen.style, storePath: storePath)
         var size = terminal.size
-        var shown = (sidebar: app.sidebar, selection: app.selection)
         while true {
             let model = app.makeModel()
-            shown = (model.sidebar(customization: app.customization), model.selection)
+            let shown = (sidebar: model.sidebar(customization: app.customization), selection: model.selection)
             try screen.draw(renderer.frame(for: &state, model: model, sidebar: shown.sidebar, size: size), size: size)
 
             let events = try poller.wait()

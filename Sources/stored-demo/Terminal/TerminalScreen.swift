@@ -62,11 +62,19 @@ final class TerminalScreen {
         var output = ""
         var used = 0
         for span in line where used < width {
-            let text = String(span.text.prefix(width - used).map { style.unicode || $0.isASCII ? $0 : "?" })
+            let text = String(span.text.prefix(width - used).map(printable))
             used += text.count
             output += style.escape(for: span.attribute) + text
         }
         return output
+    }
+
+    /// The character itself, or `?` for one the terminal must not get: a control character
+    /// (text from the store could otherwise clear the screen or move the cursor) or, outside a
+    /// UTF-8 locale, anything not ASCII.
+    private func printable(_ character: Character) -> Character {
+        let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        return isControl || !(style.unicode || character.isASCII) ? "?" : character
     }
 
     /// Writes all of `text`; a frame normally goes out in this one `write` call.

@@ -7,6 +7,17 @@ import Foundation
 /// result.status  //=> 0
 /// ```
 enum DemoProcess {
+    /// Runs the inspection CLI `stored`, built next to the demo; returns its exit status.
+    static func runStored(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = try DemoTerminal.demoExecutable().deletingLastPathComponent().appending(path: "stored")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = try DemoTerminal.demoExecutable()
