@@ -43,7 +43,11 @@ struct InteractiveDemoTests {
         #expect(demo.waitForScreen { _ in (demo.row(of: "   Rooms") ?? .max) < (demo.row(of: "   Categories") ?? 0) })
 
         try demo.type("zZ\u{1B}[15~\u{07}%")  // unknown keys and an unknown escape sequence: ignored
-        try demo.type("aGarage\r")
+        try demo.type("aNope")
+        #expect(demo.waitForScreen { _ in demo.shows("New room: Nope") })
+        try demo.type("\u{1B}")  // Escape: no room
+        #expect(demo.waitForScreen { _ in demo.shows("No room added.") })
+        try demo.type("aGarx\u{7F}\u{7F}rage\r")  // Backspace erases
         #expect(demo.waitForScreen { _ in demo.shows("[x] Garage") })
 
         try demo.type("kd")  // up from Garage to Bedroom, removed
@@ -77,17 +81,20 @@ struct InteractiveDemoTests {
         try demo.type("jjjj]")  // Security, the last of Categories, goes to the top of Rooms
         #expect(demo.waitForScreen { _ in demo.shows("Moved Security to Rooms.") })
         #expect((demo.row(of: "   Rooms") ?? .max) < (demo.row(of: "Security") ?? 0))
-        try demo.type("[")  // and back to the end of Categories
+        try demo.type("\u{1B}[1;2A")  // Shift-Up: back to the end of Categories
         #expect(demo.waitForScreen { _ in demo.shows("Moved Security to Categories.") })
         #expect((demo.row(of: "Security") ?? .max) < (demo.row(of: "   Rooms") ?? 0))
         try demo.type("[[[")  // to the top of Categories, then refused
         #expect(demo.waitForScreen { _ in demo.shows("Security is already at the top.") })
+        try demo.type("\u{1B}[1;3B")  // Alt-Down: Categories below Rooms
+        #expect(demo.waitForScreen { _ in demo.shows("Moved the Categories section down.") })
         try demo.type("q")
         #expect(demo.waitForExit() == 0)
 
         var expected = TabViewCustomization()
         expected[section: "categories"].tabOrder = ["security", "climate", "lights"]
         expected[section: "rooms"].tabOrder = ["room.kitchen", "room.bedroom"]
+        expected.sectionOrder = ["rooms", "categories"]
         #expect(try stored().customization == expected)
     }
 
