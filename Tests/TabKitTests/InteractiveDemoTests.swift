@@ -110,6 +110,22 @@ struct InteractiveDemoTests {
         #expect(bells == 0)
     }
 
+    @Test func wideCharactersKeepTheColumnsAligned() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try DemoProcess.run(["--store", storePath, "add-room", "日本の部屋"]).status == 0)
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        #expect(demo.waitForScreen { _ in demo.shows("[x] 日本の部屋") })
+        // Each of the five ideographs takes two columns: the separator stays in column 31.
+        func separatorColumn(_ row: String) -> Int? {
+            guard let index = row.firstIndex(of: "│") else { return nil }
+            return row[..<index].reduce(0) { $0 + (("\u{3000}"..."\u{9FFF}").contains($1) ? 2 : 1) }
+        }
+        let columns = Set(demo.screen.compactMap(separatorColumn))
+        #expect(columns == [30])
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+    }
+
     @Test func tabsThatCannotBeCustomizedSaySo() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let demo = try DemoTerminal(arguments: ["--store", storePath])

@@ -44,7 +44,7 @@ struct SidebarRenderer {
         if let prompt = state.prompt {
             let label = " New room: "
             lines.append([Span(label, .heading), Span(prompt)])
-            cursorPosition = (size.rows - 2, label.count + prompt.count)
+            cursorPosition = (size.rows - 2, label.count + style.columns(of: prompt))
             lines.append(help([("Enter", "add the room"), ("Esc", "cancel"), ("Backspace", "erase")], width: size.columns))
         } else {
             lines.append([Span(" " + state.status.text, attribute(for: state.status.kind))])
@@ -64,9 +64,9 @@ struct SidebarRenderer {
         let title = " Smart Home " + symbols.rule + " stored-demo"
         let room = width - title.count - 2
         var path = "store: " + storePath
-        if path.count > room { path = "store: ..." + String(storePath.suffix(max(room - 10, 0))) }
+        if style.columns(of: path) > room { path = "store: ..." + String(storePath.suffix(max(room - 10, 0))) }
         return [
-            Span(title, .title), Span(String(repeating: " ", count: max(width - title.count - path.count - 1, 1))),
+            Span(title, .title), Span(String(repeating: " ", count: max(width - title.count - style.columns(of: path) - 1, 1))),
             Span(path, .dimmed),
         ]
     }
@@ -84,7 +84,7 @@ struct SidebarRenderer {
                 (tab.value == opened?.value ? " " + symbols.opened : "") + (tab.canChangeVisibility ? "" : " " + symbols.locked)
             let text = (isCursor ? " " + symbols.selection + " " : "   ") + indent + check + tab.title + marks
             let attribute: Span.Attribute = isCursor ? .selected : (tab.isVisible ? .plain : .dimmed)
-            rows.append([Span(padding(text, to: Self.sidebarWidth - 1), attribute)])
+            rows.append([Span(style.fit(text, columns: Self.sidebarWidth - 1), attribute)])
         }
         for entry in sidebar.entries {
             switch entry {
@@ -106,7 +106,7 @@ struct SidebarRenderer {
         guard let opened else {
             return [[Span(" Nothing is open.", .heading)], [], [Span(" Select a tab and press \(symbols.enter) to open it.")]]
         }
-        var rows: [[Span]] = [[Span(" " + opened.title, .title)], [Span(" " + rule(opened.title.count), .dimmed)]]
+        var rows: [[Span]] = [[Span(" " + opened.title, .title)], [Span(" " + rule(style.columns(of: opened.title)), .dimmed)]]
         let content = content(opened)
         rows += wrap(content, width: width - 2).map { [Span(" " + $0)] }
         rows.append([])
@@ -118,7 +118,7 @@ struct SidebarRenderer {
             ("ID", opened.customizationID ?? "none"), ("Value", String(opened.value)), ("Section", section),
             ("Shown", opened.isVisible ? "yes" : "no (hidden in the sidebar)"), ("Moves", moves),
         ]
-        rows += facts.map { [Span(" " + padding($0.0, to: 9), .dimmed), Span($0.1)] }
+        rows += facts.map { [Span(" " + style.fit($0.0, columns: 9), .dimmed), Span($0.1)] }
         rows.append([])
         if let cursor, cursor.value != opened.value {
             rows.append([Span(" \(symbols.enter) opens \(cursor.title).", .dimmed)])
@@ -164,12 +164,8 @@ struct SidebarRenderer {
 
     private func rule(_ width: Int) -> String { String(repeating: symbols.rule, count: max(width, 0)) }
 
-    private func padding(_ text: String, to width: Int) -> String {
-        text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
-    }
-
     private func padded(_ spans: [Span], to width: Int) -> [Span] {
-        let used = spans.reduce(0) { $0 + $1.text.count }
+        let used = spans.reduce(0) { $0 + style.columns(of: $1.text) }
         return used >= width ? spans : spans + [Span(String(repeating: " ", count: width - used))]
     }
 
@@ -178,7 +174,7 @@ struct SidebarRenderer {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ") {
-            if !line.isEmpty, line.count + 1 + word.count > width {
+            if !line.isEmpty, style.columns(of: line) + 1 + style.columns(of: word) > width {
                 lines.append(line)
                 line = ""
             }

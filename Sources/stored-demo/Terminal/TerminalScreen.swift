@@ -62,8 +62,8 @@ final class TerminalScreen {
         var output = ""
         var used = 0
         for span in line where used < width {
-            let text = String(span.text.prefix(width - used).map(printable))
-            used += text.count
+            let text = style.prefix(of: String(span.text.map(printable)), columns: width - used)
+            used += style.columns(of: text)
             output += style.escape(for: span.attribute) + text
         }
         return output
@@ -79,12 +79,10 @@ final class TerminalScreen {
 
     /// Writes all of `text`; a frame normally goes out in this one `write` call.
     private func write(_ text: String) throws(TerminalError) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            }
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fileDescriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw .system("write to the terminal", errno)
