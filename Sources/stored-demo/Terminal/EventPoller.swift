@@ -82,29 +82,31 @@ final class EventPoller {
         var events = Events()
         if descriptors[0].revents != 0 {
             let bytes = try Self.readAvailable(input)
-            events.input = bytes
-            events.inputEnded = bytes.isEmpty
+            events.input = bytes ?? []
+            events.inputEnded = bytes == nil
         }
         if descriptors[1].revents != 0 {
-            events.woken = !(try Self.readAvailable(wakePipe.read)).isEmpty
+            _ = try Self.readAvailable(wakePipe.read)  // how many wake-ups does not matter
+            events.woken = true
         }
         if descriptors[2].revents != 0 {
-            let signals = try Self.readAvailable(signalPipe.read).map { Int32($0) }
+            let signals = (try Self.readAvailable(signalPipe.read) ?? []).map { Int32($0) }
             events.resized = signals.contains(Self.resizeSignal)
             events.termination = signals.first { Self.terminationSignals.contains($0) }
         }
         return events
     }
 
-    /// One read of what is there; empty means end of file (or a hung-up terminal).
-    private static func readAvailable(_ descriptor: Int32) throws(TerminalError) -> [UInt8] {
+    /// One read of what is there: empty when nothing is after all (the pipes do not block), `nil`
+    /// at the end of the input or when the terminal hung up.
+    private static func readAvailable(_ descriptor: Int32) throws(TerminalError) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count >= 0 { return Array(buffer.prefix(count)) }
+            if count > 0 { return Array(buffer.prefix(count)) }
+            if count == 0 || errno == EIO { return nil }
             if errno == EINTR { continue }
-            if errno == EAGAIN { return [0] }  // nothing after all (the pipes do not block); 0 is no signal
-            if errno == EIO { return [] }  // the terminal hung up
+            if errno == EAGAIN { return [] }
             throw .system("read", errno)
         }
     }

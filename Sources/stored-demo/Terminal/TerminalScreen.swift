@@ -6,7 +6,7 @@ import Glibc
 /// ```swift
 /// let screen = TerminalScreen(fileDescriptor: STDOUT_FILENO, style: .fromEnvironment())
 /// try screen.enter()
-/// try screen.draw(Frame(lines: [[Span("Hello", .bold)]]), size: TerminalSize(columns: 80, rows: 24))
+/// try screen.draw(Frame(lines: [[Span("Hello", .title)]]), size: TerminalSize(columns: 80, rows: 24))
 /// screen.leave()
 /// ```
 final class TerminalScreen {
