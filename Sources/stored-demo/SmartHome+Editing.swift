@@ -57,7 +57,7 @@ extension SmartHome {
     /// Moves the section that holds tab `id` one place up (-1) or down (+1) among the sections.
     ///
     /// ```swift
-    /// try app.moveSection(holding: "kitchen", by: -1)  //=> "Moved the Rooms section up."
+    /// try app.moveSection(holding: "room.kitchen", by: -1)  //=> "Moved the Rooms section up."
     /// ```
     func moveSection(holding id: String, by offset: Int) throws -> String {
         var message = ""

@@ -198,8 +198,10 @@ struct InteractiveDemoTests {
         #expect(demo.waitForExit() == 128 + SIGHUP)
     }
 
-    @Test func aSecondWindowAndAThirdShellShowUpInTheFirst() throws {
+    @Test(arguments: ["prefs.sqlite", "prefs.plist"])
+    func aSecondWindowAndAThirdShellShowUpInTheFirst(fileName: String) throws {
         defer { try? FileManager.default.removeItem(at: directory) }
+        let storePath = directory.appending(path: fileName).path
         let first = try DemoTerminal(arguments: ["--store", storePath])
         let second = try DemoTerminal(arguments: ["--store", storePath])
         #expect(first.waitForScreen { _ in first.shows("[x] Climate") })
