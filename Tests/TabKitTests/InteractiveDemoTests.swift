@@ -257,6 +257,19 @@ struct InteractiveDemoTests {
         #expect(demo.modes == modesBefore)
     }
 
+    @Test func anErrorWhileRunningRestoresTheTerminal() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let demo = try DemoTerminal(arguments: ["--store", storePath], screenOnSecondTerminal: true)
+        let modesBefore = demo.modes
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Home") })
+        demo.hangUpScreen()
+        try demo.type(" ")  // the redraw cannot be written
+        #expect(demo.waitForExit() == 1)
+        #expect(demo.modes == modesBefore)
+        let message = String(decoding: demo.inputSideOutput, as: UTF8.self)
+        #expect(message.contains("stored-demo: write to the terminal failed"))
+    }
+
     @Test func aCorruptStoreIsReportedAndTheTerminalLeftAlone() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let garbage = Data("SQLite format 3\u{0}this is not a database, only a test's garbage".utf8)

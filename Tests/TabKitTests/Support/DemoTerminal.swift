@@ -12,9 +12,14 @@ import Glibc
 final class DemoTerminal {
     private(set) var master: Int32
     let slave: Int32
+    /// Where the demo's standard output goes: the same terminal, or a second one on request.
+    private(set) var screenMaster: Int32
+    private let screenSlave: Int32
     private(set) var processID: pid_t = 0
-    /// Everything the demo wrote so far.
+    /// Everything the demo wrote to its standard output so far.
     private(set) var output: [UInt8] = []
+    /// What the demo wrote to the first terminal when its output goes to a second one.
+    private(set) var inputSideOutput: [UInt8] = []
     /// The rows of the last complete frame (frames end with the synchronized-update end marker).
     private(set) var screen: [String] = []
     private var unparsed: [UInt8] = []
@@ -22,20 +27,27 @@ final class DemoTerminal {
 
     static let frameEnd = Array("\u{1B}[?2026l".utf8)
 
-    /// Opens a pseudo-terminal of `columns`×`rows` and starts the demo on it with `arguments`.
+    /// Opens a pseudo-terminal of `columns`×`rows` and starts the demo on it with `arguments`;
+    /// with `screenOnSecondTerminal`, its standard output goes to a second pseudo-terminal.
     init(
         arguments: [String], columns: Int = 80, rows: Int = 24,
-        environment: [String: String] = ["TERM": "xterm-256color", "LANG": "C.UTF-8"]
+        environment: [String: String] = ["TERM": "xterm-256color", "LANG": "C.UTF-8"],
+        screenOnSecondTerminal: Bool = false
     ) throws {
+        (master, slave) = try Self.openTerminal(columns: columns, rows: rows)
+        (screenMaster, screenSlave) =
+            screenOnSecondTerminal ? try Self.openTerminal(columns: columns, rows: rows) : (master, slave)
+        try spawn(try Self.demoExecutable().path, arguments: arguments, environment: environment)
+    }
+
+    private static func openTerminal(columns: Int, rows: Int) throws -> (master: Int32, slave: Int32) {
         var master: Int32 = -1
         var slave: Int32 = -1
         var window = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         guard openpty(&master, &slave, nil, nil, &window) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        self.master = master
-        self.slave = slave
         _ = fcntl(master, F_SETFD, FD_CLOEXEC)
         _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
-        try spawn(try Self.demoExecutable().path, arguments: arguments, environment: environment)
+        return (master, slave)
     }
 
     deinit {
@@ -43,6 +55,10 @@ final class DemoTerminal {
             kill(processID, SIGKILL)
             var status: Int32 = 0
             waitpid(processID, &status, 0)
+        }
+        if screenSlave != slave {
+            if screenMaster >= 0 { close(screenMaster) }
+            close(screenSlave)
         }
         if master >= 0 { close(master) }
         close(slave)
@@ -62,6 +78,13 @@ final class DemoTerminal {
     func hangUp() {
         close(master)
         master = -1
+    }
+
+    /// Closes the second terminal, the one the screen goes to: the demo's next frame fails to write.
+    func hangUpScreen() {
+        guard screenSlave != slave else { return }
+        close(screenMaster)
+        screenMaster = -1
     }
 
     /// Sends `signal` to the demo.
@@ -115,29 +138,40 @@ final class DemoTerminal {
 
     /// One poll of up to 50 ms and one read; false once the demo's side is closed for good.
     private func readOnce() -> Bool {
-        guard master >= 0 else {
+        if screenSlave != slave, let bytes = Self.read(master, waitingMilliseconds: 0) { inputSideOutput += bytes }
+        guard screenMaster >= 0 else {
             usleep(10_000)  // nothing to read from a closed terminal; wait for the demo to end
             return true
         }
-        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 50) > 0 else { return true }
-        return readAvailable()
+        guard let bytes = Self.read(screenMaster, waitingMilliseconds: 50) else { return true }
+        append(bytes)
+        return !bytes.isEmpty
     }
 
     private func readAvailable() -> Bool {
-        guard master >= 0 else { return false }
-        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        if screenSlave != slave, let bytes = Self.read(master, waitingMilliseconds: 0) { inputSideOutput += bytes }
+        guard let bytes = Self.read(screenMaster, waitingMilliseconds: 0), !bytes.isEmpty else { return false }
+        append(bytes)
+        return true
+    }
+
+    /// What `descriptor` has within `milliseconds`: `nil` when nothing came, empty when it is closed.
+    private static func read(_ descriptor: Int32, waitingMilliseconds milliseconds: Int32) -> [UInt8]? {
+        guard descriptor >= 0 else { return nil }
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, milliseconds) > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
-        guard count > 0 else { return false }
-        output += buffer.prefix(count)
-        unparsed += buffer.prefix(count)
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        return count > 0 ? Array(buffer.prefix(count)) : []
+    }
+
+    private func append(_ bytes: [UInt8]) {
+        output += bytes
+        unparsed += bytes
         while let end = unparsed.firstRange(of: Self.frameEnd) {
             screen = Self.rows(of: Array(unparsed[..<end.lowerBound]))
             unparsed.removeSubrange(..<end.upperBound)
         }
-        return true
     }
 
     /// The text of one frame: a cursor move to column 1 of a row starts that row; other escape
@@ -164,9 +198,9 @@ final class DemoTerminal {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_adddup2(&actions, slave, target)
-        }
+        posix_spawn_file_actions_adddup2(&actions, slave, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, screenSlave, STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, slave, STDERR_FILENO)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
