@@ -7,7 +7,7 @@ import TabKit
 /// ```swift
 /// let frame = SidebarRenderer(style: style, storePath: "prefs.sqlite")
 ///     .frame(for: &state, model: model, sidebar: model.sidebar(customization: app.customization), size: size)
-/// print(frame.text)
+/// try screen.draw(frame, size: size)
 /// ```
 struct SidebarRenderer {
     /// The smallest screen the layout fits in.

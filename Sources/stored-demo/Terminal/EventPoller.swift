@@ -73,10 +73,10 @@ final class EventPoller {
         }
     }
 
-    /// Blocks until a key, a wake-up or a signal arrives (or `timeoutMilliseconds` pass) and returns all of them.
-    func wait(timeoutMilliseconds: Int32 = -1) throws(TerminalError) -> Events {
+    /// Blocks until a key, a wake-up or a signal arrives, and returns all that did.
+    func wait() throws(TerminalError) -> Events {
         var descriptors = [input, wakePipe.read, signalPipe.read].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        while poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds) < 0 {
+        while poll(&descriptors, nfds_t(descriptors.count), -1) < 0 {
             guard errno == EINTR else { throw .system("poll", errno) }
         }
         var events = Events()

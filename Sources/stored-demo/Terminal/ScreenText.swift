@@ -4,12 +4,12 @@
 /// ```swift
 /// var screen = ScreenText()
 /// screen.append(bytesReadFromTheTerminal)
-/// screen.lastFrame?.contains("[ ] Climate")  //=> true once a frame with a hidden Climate arrived
+/// screen.shows("[ ] Climate")  //=> true once a frame with a hidden Climate arrived
 /// ```
 struct ScreenText {
     private var pending: [UInt8] = []
     /// The rows of the last complete frame.
-    private(set) var lastFrame: [String]?
+    private var lastFrame: [String]?
 
     /// Adds bytes read from the terminal; every complete frame among them replaces ``lastFrame``.
     mutating func append(_ bytes: [UInt8]) {

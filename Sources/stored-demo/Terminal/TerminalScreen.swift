@@ -105,11 +105,6 @@ struct Frame: Equatable {
     static func == (lhs: Frame, rhs: Frame) -> Bool {
         lhs.lines == rhs.lines && lhs.cursor?.row == rhs.cursor?.row && lhs.cursor?.column == rhs.cursor?.column
     }
-
-    /// The frame as plain text, one line per row, attributes dropped.
-    var text: String {
-        lines.map { $0.map(\.text).joined() }.joined(separator: "\n")
-    }
 }
 
 /// A run of text drawn with one attribute.
