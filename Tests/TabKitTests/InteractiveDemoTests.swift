@@ -126,6 +126,22 @@ struct InteractiveDemoTests {
         #expect(demo.waitForExit() == 0)
     }
 
+    @Test func aLongSidebarScrollsWithTheCursor() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for number in 1...15 {
+            #expect(try DemoProcess.run(["--store", storePath, "add-room", "Room \(number)"]).status == 0)
+        }
+        let demo = try DemoTerminal(arguments: ["--store", storePath])
+        // 25 rows for 19 lines: the last 6 rows and the one under the marker are out of view.
+        #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Home") && demo.shows("↓ 7 more") })
+        #expect(!demo.shows("Settings"))
+        try demo.type(String(repeating: "j", count: 22))  // down to Settings, the last tab
+        #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Settings") && demo.shows("↑ 7 more") })
+        #expect(!demo.shows("↓ 7 more"))
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+    }
+
     @Test func tabsThatCannotBeCustomizedSaySo() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let demo = try DemoTerminal(arguments: ["--store", storePath])

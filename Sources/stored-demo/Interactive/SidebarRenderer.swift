@@ -94,9 +94,14 @@ struct SidebarRenderer {
                 for tab in section.tabs { add(tab, indent: "  ") }
             }
         }
-        // Longer than the screen (many rooms): scroll so the cursor stays in view.
+        // Longer than the screen (many rooms): scroll so the cursor stays in view, and say how
+        // many rows are out of it. A marker never covers the cursor: it stays mid-screen then.
         let first = min(max(cursorRow - height / 2, 0), max(rows.count - height, 0))
-        return Array(rows.dropFirst(first).prefix(height))
+        var visible = Array(rows.dropFirst(first).prefix(height))
+        if first > 0 { visible[0] = [Span("   \(symbols.up) \(first + 1) more", .dimmed)] }
+        let below = rows.count - first - height
+        if below > 0 { visible[height - 1] = [Span("   \(symbols.down) \(below + 1) more", .dimmed)] }
+        return visible
     }
 
     private func paneRows(
