@@ -104,10 +104,10 @@ enum DemoCommand: Equatable {
     /// The store's path as the title line shows it: the home directory as `~`.
     ///
     /// ```swift
-    /// DemoCommand.displayPath(of: URL(fileURLWithPath: NSHomeDirectory() + "/prefs.sqlite"))  //=> "~/prefs.sqlite"
+    /// DemoCommand.displayPath(of: URL(fileURLWithPath: DemoCommand.homeDirectory + "/prefs.sqlite"))  //=> "~/prefs.sqlite"
     /// ```
     static func displayPath(of url: URL) -> String {
-        let home = NSHomeDirectory()
+        let home = homeDirectory
         let path = url.path
         return !home.isEmpty && home != "/" && path.hasPrefix(home + "/") ? "~" + path.dropFirst(home.count) : path
     }
@@ -117,8 +117,15 @@ enum DemoCommand: Equatable {
         let environment = ProcessInfo.processInfo.environment
         let base =
             environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appending(path: ".local/share")
+            ?? URL(fileURLWithPath: homeDirectory).appending(path: ".local/share")
         return base.appending(path: "stored-demo/prefs.sqlite")
+    }
+
+    /// `$HOME`, as the XDG spec and shells mean it; the account's home directory only when it is
+    /// unset (Foundation's `NSHomeDirectory()` reads the password database and ignores `$HOME`).
+    static var homeDirectory: String {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
+        return home.hasPrefix("/") ? home : NSHomeDirectory()
     }
 }
 

@@ -18,10 +18,13 @@ enum DemoProcess {
         return process.terminationStatus
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    static func run(
+        _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = try DemoTerminal.demoExecutable()
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
