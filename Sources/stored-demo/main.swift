@@ -12,6 +12,12 @@ func standardError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Writes a line to standard output at once: `print` is block-buffered in a pipe, so a script
+/// reading `watch` would see nothing until the buffer filled.
+func standardOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
 do {
     let (command, storeURL) = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
     if case .measureLatency(let count) = command {
@@ -58,13 +64,13 @@ do {
     case .removeRoom(let name):
         try app.removeRoom(name)
     case .watch(let count):
-        print(app.render())
         let done = DispatchSemaphore(value: 0)
         let remaining = Mutex(count ?? Int.max)
-        // Rooms are part of the sidebar too: a room added elsewhere re-renders it.
+        // Rooms are part of the sidebar too: a room added elsewhere re-renders it. Observing
+        // starts before the first render, so a change made once it is read is never missed.
         let tokens = [StoredKeys.sidebar.name, StoredKeys.rooms.name].map { key in
             store.observe(key) { change in
-                print("\n— changed (\(change.origin)) —\n" + app.render())
+                standardOutput("\n— changed (\(change.origin)) —\n" + app.render())
                 let left = remaining.withLock { remaining in
                     remaining -= 1
                     return remaining
@@ -72,6 +78,7 @@ do {
                 if left <= 0 { done.signal() }
             }
         }
+        standardOutput(app.render())
         done.wait()
         tokens.forEach { $0.cancel() }
         exit(0)
