@@ -12,6 +12,9 @@ enum DemoCommand: Equatable {
     case resetVisibility
     case select(Int)
     case watch(count: Int?)
+    case addRoom(String)
+    case removeRoom(String)
+    case measureLatency(count: Int)
 
     static let usage = """
         usage: stored-demo [--store PATH] [COMMAND]
@@ -19,7 +22,8 @@ enum DemoCommand: Equatable {
         Shows a smart-home sidebar whose customization persists in an embedded SQLite store.
 
         commands:
-          (none)                          print the sidebar
+          (none)                          in a terminal: the interactive sidebar (keys on its
+                                          bottom line); otherwise print the sidebar
           hide ID                         hide a tab
           show ID                         show a tab
           move ID --to SECTION [--at N]   move a tab within or between sections (N from 0)
@@ -28,9 +32,15 @@ enum DemoCommand: Equatable {
           select VALUE                    select the tab with this value
           watch [--count N]               re-render whenever the sidebar changes (also from
                                           other processes); stop after N changes
+          add-room NAME                   add a room to the Rooms section
+          remove-room NAME                remove a room (its customization is kept)
+          measure-latency [N]             time N keystroke-to-redraw round trips of the
+                                          interactive sidebar in a pseudo-terminal, locally and
+                                          from another process (default 200; own temporary store)
 
         options:
-          --store PATH                    the store file (default: $XDG_DATA_HOME/stored-demo/prefs.sqlite)
+          --store PATH                    the store file, SQLite or plist by its name or content
+                                          (default: $XDG_DATA_HOME/stored-demo/prefs.sqlite)
         """
 
     /// Parses the arguments after the program name; returns the command and the store path.
@@ -73,6 +83,14 @@ enum DemoCommand: Equatable {
         case ("watch", 1):
             guard let count = options["--count"] else { return .watch(count: nil) }
             return .watch(count: try integer(count, for: "--count"))
+        case ("add-room", 1), ("remove-room", 1): throw .usage("\(words[0]) needs the room's NAME")
+        case ("add-room", 2...): return .addRoom(words.dropFirst().joined(separator: " "))
+        case ("remove-room", 2...): return .removeRoom(words.dropFirst().joined(separator: " "))
+        case ("measure-latency", 1): return .measureLatency(count: 200)
+        case ("measure-latency", 2):
+            let count = try integer(words[1], for: "measure-latency")
+            guard count > 0 else { throw .usage("measure-latency takes a count above 0, not \(count)") }
+            return .measureLatency(count: count)
         case ("help", _): throw .help
         default: throw .usage("unknown command '\(words.joined(separator: " "))'")
         }
@@ -83,13 +101,31 @@ enum DemoCommand: Equatable {
         return value
     }
 
+    /// The store's path as the title line shows it: the home directory as `~`.
+    ///
+    /// ```swift
+    /// DemoCommand.displayPath(of: URL(fileURLWithPath: DemoCommand.homeDirectory + "/prefs.sqlite"))  //=> "~/prefs.sqlite"
+    /// ```
+    static func displayPath(of url: URL) -> String {
+        let home = homeDirectory
+        let path = url.path
+        return !home.isEmpty && home != "/" && path.hasPrefix(home + "/") ? "~" + path.dropFirst(home.count) : path
+    }
+
     /// `$XDG_DATA_HOME/stored-demo/prefs.sqlite`, or `~/.local/share/...` as the XDG spec says.
     static func defaultStoreURL() -> URL {
         let environment = ProcessInfo.processInfo.environment
         let base =
             environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appending(path: ".local/share")
+            ?? URL(fileURLWithPath: homeDirectory).appending(path: ".local/share")
         return base.appending(path: "stored-demo/prefs.sqlite")
+    }
+
+    /// `$HOME`, as the XDG spec and shells mean it; the account's home directory only when it is
+    /// unset (Foundation's `NSHomeDirectory()` reads the password database and ignores `$HOME`).
+    static var homeDirectory: String {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
+        return home.hasPrefix("/") ? home : NSHomeDirectory()
     }
 }
 

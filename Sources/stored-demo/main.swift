@@ -5,53 +5,82 @@ import Synchronization
 import TabKit
 
 // stored-demo: the showcase. A SwiftUI-style sidebar whose customization persists with @Stored
-// in an embedded SQLite store, changed from the command line and watched live.
+// in an embedded SQLite store: customized interactively in a terminal, changed from the command
+// line, and followed live by every open window.
 
 func standardError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Writes a line to standard output at once: `print` is block-buffered in a pipe, so a script
+/// reading `watch` would see nothing until the buffer filled.
+func standardOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
 do {
     let (command, storeURL) = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
-    let store = try PreferenceStore(.sqlite(at: storeURL))
+    if case .measureLatency(let count) = command {
+        print(try LatencyMeasurement(count: count).run())
+        exit(0)
+    }
+    let interactive =
+        command == .show && RawTerminal.standardStreamsAreInteractive
+        && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    // Opened before the screen is taken over: a store that cannot be opened, or is corrupt
+    // (refused, not moved aside, so the person sees why), leaves the terminal as it was.
+    let store = try PreferenceStore(fileAt: storeURL, corruption: interactive ? .fail : .quarantine)
     let app = SmartHome(store: store)
-    let sidebar = app.makeModel().sidebar(customization: app.customization)
+    if interactive {
+        let status = try InteractiveSession(app: app, storePath: DemoCommand.displayPath(of: storeURL)).run()
+        try store.flush()
+        exit(status)
+    }
+    let sidebar = app.sidebar
 
     switch command {
-    case .show:
+    case .show, .measureLatency:
         break
     case .hide(let id), .reveal(let id):
         guard let tab = sidebar.tab(id) else { throw DemoError.refused("No tab '\(id)'. Use an ID shown in parentheses.") }
         guard tab.canChangeVisibility else { throw DemoError.refused("'\(id)' cannot be hidden: its customization is disabled.") }
-        let hide = command == .hide(id)
-        try store.update(.sidebar) { $0[tab: id].sidebarVisibility = hide ? .hidden : .visible }
+        try app.setVisibility(of: id, hidden: command == .hide(id))
     case .move(let id, let section, let index):
         try store.update(.sidebar) { customization in
-            try customization.moveTab(id, toSection: section, at: index, in: sidebar)
+            try customization.moveTab(
+                id, toSection: section, at: index, in: app.makeModel().sidebar(customization: customization))
         }
     case .resetOrder:
-        try store.update(.sidebar) { $0.resetSectionOrder() }
+        try app.resetSectionOrder()
     case .resetVisibility:
-        try store.update(.sidebar) { $0.resetVisibility() }
+        try app.resetVisibility()
     case .select(let value):
         guard app.makeModel().tabs.contains(where: { $0.value == value }) else {
             throw DemoError.refused("No tab has the value \(value).")
         }
         app.selection = value
+    case .addRoom(let name):
+        try app.addRoom(name)
+    case .removeRoom(let name):
+        try app.removeRoom(name)
     case .watch(let count):
-        print(app.render())
         let done = DispatchSemaphore(value: 0)
         let remaining = Mutex(count ?? Int.max)
-        let token = store.observe(.sidebar) { change in
-            print("\n— changed (\(change.origin)) —\n" + app.render())
-            let left = remaining.withLock { remaining in
-                remaining -= 1
-                return remaining
+        // Rooms are part of the sidebar too: a room added elsewhere re-renders it. Observing
+        // starts before the first render, so a change made once it is read is never missed.
+        let tokens = [StoredKeys.sidebar.name, StoredKeys.rooms.name].map { key in
+            store.observe(key) { change in
+                standardOutput("\n— changed (\(change.origin)) —\n" + app.render())
+                let left = remaining.withLock { remaining in
+                    remaining -= 1
+                    return remaining
+                }
+                if left <= 0 { done.signal() }
             }
-            if left <= 0 { done.signal() }
         }
+        standardOutput(app.render())
         done.wait()
-        token.cancel()
+        tokens.forEach { $0.cancel() }
         exit(0)
     }
     try store.flush()

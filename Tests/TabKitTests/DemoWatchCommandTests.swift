@@ -1,0 +1,50 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `stored-demo watch` in a pipeline: what a script reads as the sidebar changes elsewhere.
+@Suite("stored-demo watch")
+struct DemoWatchCommandTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appending(path: "DemoWatchCommandTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test func aPipeGetsEachRenderAsItHappensRoomsIncluded() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storePath = directory.appending(path: "prefs.sqlite").path
+        let watch = Process()
+        watch.executableURL = try DemoTerminal.demoExecutable()
+        watch.arguments = ["--store", storePath, "watch", "--count", "1"]
+        let pipe = Pipe()
+        watch.standardOutput = pipe
+        watch.standardInput = FileHandle.nullDevice
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate() } }
+        var output = ""
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+
+        // The first render arrives while watch is still running, not when it exits.
+        #expect(Self.read(descriptor, into: &output) { $0.contains("Selected: Home") })
+        #expect(try DemoProcess.run(["--store", storePath, "add-room", "Attic"]).status == 0)
+        #expect(Self.read(descriptor, into: &output) { $0.contains("[x] Attic (room.attic)") })
+        watch.waitUntilExit()
+        #expect(watch.terminationStatus == 0)
+    }
+
+    /// Reads from `descriptor` until `condition` holds for what was read, the pipe ends, or 20 s pass.
+    static func read(_ descriptor: Int32, into output: inout String, until condition: (String) -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition(output), ContinuousClock.now < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 50) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            output += String(decoding: buffer.prefix(count), as: UTF8.self)
+        }
+        return condition(output)
+    }
+}
