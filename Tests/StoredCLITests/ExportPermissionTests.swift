@@ -78,4 +78,16 @@ struct ExportPermissionTests {
         #expect(!FileManager.default.fileExists(atPath: cli.path("elsewhere/x")))
         #expect(!FileManager.default.fileExists(atPath: cli.path("p.plist")))
     }
+
+    @Test("a FIFO where a store should be fails with status 5 naming it, instead of waiting", arguments: ["f.plist", "f.sqlite"])
+    func fifoStoreIsRefused(store: String) throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        #expect(mkfifo(cli.path(store), 0o600) == 0)
+
+        let outcome = try cli.run("read", store, "a")
+
+        #expect(outcome.status == 5, "\(outcome)")
+        #expect(outcome.errorOutput.contains(cli.path(store)), "\(outcome)")
+    }
 }

@@ -54,6 +54,20 @@ struct FileSafetyTests {
         #expect(found == "a FIFO")
     }
 
+    /// Opening a FIFO for reading waits for a writer; a store path that is one is refused instead.
+    @Test func aFIFOAtTheStorePathIsRefusedInsteadOfWaitedOn() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("p.plist")
+        #expect(mkfifo(url.path, 0o600) == 0)
+
+        let error = try #require(throws: StoreError.self) { _ = try PreferenceStore(fileAt: url) }
+
+        guard case .notRegularFile(let path, let found) = error else { Issue.record("unexpected \(error)"); return }
+        #expect(path == url.path)
+        #expect(found == "a FIFO")
+        #expect(FileSystem.firstBytes(of: url.path, count: 8).isEmpty)
+    }
+
     @Test func aSymlinkAtTheWriteAheadLogPathIsNotFollowed() throws {
         let directory = try TemporaryDirectory()
         let target = directory.file("elsewhere-wal").path
@@ -62,6 +76,19 @@ struct FileSafetyTests {
         #expect(throws: StoreError.self) { _ = try SQLiteBackend.sqlite(at: directory.database).load() }
 
         #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    /// The plist backend's guard against a `mv backup prefs.plist` that came while it wrote.
+    @Test func anAtomicWriteWhoseTargetChangedMeanwhileReplacesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("p.plist").path
+        try Data("backup".utf8).write(to: URL(fileURLWithPath: path))
+
+        let written = try AtomicFile.write(Data("stale".utf8), to: path) { false }
+
+        #expect(written == nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("backup".utf8))
+        #expect(AtomicFile.leftoverTemporaryFiles(of: path).isEmpty)
     }
 
     @Test func sqliteCreatesMissingDirectoriesPrivate() throws {

@@ -117,9 +117,6 @@ extension MigrationContext {
 
     /// Keeps a binary file binary when keys are removed from it.
     private static func plistFormat(of path: String) -> PlistFormat {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .xml }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 8)) ?? Data()
-        return head == Data("bplist00".utf8) ? .binary : .xml
+        FileSystem.firstBytes(of: path, count: 8) == Data("bplist00".utf8) ? .binary : .xml
     }
 }

@@ -35,8 +35,14 @@ package enum AtomicFile {
     /// An existing file keeps its mode (and, when running as root, its owner); a new file gets
     /// ``newFileMode``. On failure the temporary file is removed, the previous file is intact
     /// and a ``StoreError/io(path:operation:errno:)`` names `path` and the step that failed.
+    ///
+    /// `stillCurrent` is asked just before the rename, once the bytes are synced: when it answers
+    /// false (the caller's lock cannot keep out a user's `mv backup prefs`, which may have come
+    /// while the bytes were written), nothing is replaced and the result is `nil`.
     @discardableResult
-    package static func write(_ data: Data, to path: String) throws -> FileIdentity {
+    package static func write(
+        _ data: Data, to path: String, onlyIf stillCurrent: () throws -> Bool = { true }
+    ) throws -> FileIdentity? {
         let existing = try existingStatus(of: path)
         let temporaryPath =
             SystemCall.directory(of: path) + "/" + temporaryNamePrefix(for: path)
@@ -57,6 +63,7 @@ package enum AtomicFile {
         guard SystemCall.retryingInterrupts({ SystemCall.sync(descriptor) }) == 0 else {
             throw StoreError.io(path: path, operation: "sync", errno: errno)
         }
+        guard try stillCurrent() else { return nil }
         guard rename(temporaryPath, path) == 0 else {
             throw StoreError.io(path: path, operation: "replace", errno: errno)
         }

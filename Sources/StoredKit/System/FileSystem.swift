@@ -9,7 +9,7 @@ import Foundation
 /// The file operations the backends and the migration importer need besides ``AtomicFile`` and
 /// ``FileLock``, each reporting failures as ``StoreError/io(path:operation:errno:)``. The SQLite
 /// backend's own files are opened by SQLite; everything else it does to files goes through here.
-enum FileSystem {
+package enum FileSystem {
     /// The bytes of the file at `path` and the identity of exactly the version that was read,
     /// or `nil` when there is no such file.
     ///
@@ -40,6 +40,32 @@ enum FileSystem {
             data.append(chunk.assumingMemoryBound(to: UInt8.self), count: count)
         }
         return (data, identity)
+    }
+
+    /// Up to `count` bytes from the start of the regular file at `path` (a format sniff), or empty
+    /// data when there is no such file or it cannot be read. A FIFO or device is never opened for
+    /// long: opening one for reading would wait for a writer.
+    ///
+    /// ```swift
+    /// FileSystem.firstBytes(of: "/home/me/.config/app.plist", count: 8)  //=> "bplist00" (as Data)
+    /// ```
+    package static func firstBytes(of path: String, count: Int) -> Data {
+        let descriptor = SystemCall.retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        guard descriptor >= 0 else { return Data() }
+        defer { close(descriptor) }
+        guard (try? requireRegularFile(descriptor, path: path)) != nil else { return Data() }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                guard let base = buffer.baseAddress else { return 0 }
+                return SystemCall.readSome(descriptor, base + filled, count - filled)
+            }
+            if read < 0, errno == EINTR { continue }
+            guard read > 0 else { break }
+            filled += read
+        }
+        return Data(bytes[..<filled])
     }
 
     /// Creates `path` and any missing parents with `mode`; existing directories are left as they are.
@@ -154,6 +180,14 @@ enum FileSystem {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         return kind(status.st_mode)
+    }
+
+    /// Throws ``StoreError/notRegularFile(path:found:)`` when what `path` names, links followed, is
+    /// a FIFO, device or socket; nothing at the path is fine. For files another library opens.
+    static func requireRegularFileIfPresent(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }
+        if let found = kind(status.st_mode) { throw StoreError.notRegularFile(path: path, found: found) }
     }
 
     /// Throws ``StoreError/notRegularFile(path:found:)`` unless `descriptor` is a regular file (or a directory).

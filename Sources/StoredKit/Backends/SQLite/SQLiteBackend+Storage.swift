@@ -12,6 +12,8 @@ extension SQLiteBackend {
         try SQLiteConnection.checkLibraryVersion()
         try FileSystem.createDirectories(SystemCall.directory(of: path))
         try FileSystem.createPrivateFile(path)
+        // SQLite would open a FIFO planted at the path and wait on it.
+        try FileSystem.requireRegularFileIfPresent(path)
         let connection: SQLiteConnection
         let eventCount = state.pendingEvents.count
         do {

@@ -213,6 +213,7 @@ public final class SQLiteBackend: Backend {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw StoreError.io(path: path, operation: "check", errno: ENOENT)
             }
+            try FileSystem.requireRegularFileIfPresent(path)
             do {
                 return try SQLiteConnection(path: path, readOnly: true).quickCheck()
             } catch StoreError.sqlite(_, let code, let message) where SQLiteResultCode(code).isCorruption {

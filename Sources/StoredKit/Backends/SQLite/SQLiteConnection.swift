@@ -215,9 +215,8 @@ final class SQLiteConnection {
     /// wrote it, or a bit flipped) for reading only, and a write then fails as "readonly": say
     /// that, rather than blame the permissions.
     private static func newerWriteFormat(path: String) -> String? {
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? file.close() }
-        guard let header = try? file.read(upToCount: 19), header.count == 19, header[18] > 2 else { return nil }
+        let header = FileSystem.firstBytes(of: path, count: 19)
+        guard header.count == 19, header[18] > 2 else { return nil }
         return "; its header asks for write format \(header[18]), which this SQLite (\(String(cString: sqlite3_libversion()))) "
             + "can only read: write it with a newer SQLite, or, if the file is damaged, move it aside or restore a backup"
     }
