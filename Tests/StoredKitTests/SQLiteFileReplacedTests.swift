@@ -33,6 +33,20 @@ struct SQLiteFileReplacedTests {
         #expect(rename(source.path, target.path) == 0)
     }
 
+    /// The check costs a `stat` per commit, never a reopen of a file that stayed where it was.
+    @Test func anUnreplacedFileKeepsItsConnection() throws {
+        let directory = try TemporaryDirectory()
+        let backend = SQLiteBackend.sqlite(at: directory.database)
+        _ = try backend.commit(BackendChanges(values: ["a": .int(1)]))
+        let first = try #require(backend.state.withLock { $0.connection.map(ObjectIdentifier.init) })
+
+        for value in 2...5 { _ = try backend.commit(BackendChanges(values: ["a": .int(Int64(value))])) }
+        _ = try backend.load()
+        _ = try backend.withExclusiveAccess { _ in (BackendChanges(values: ["b": .int(1)]), ()) }
+
+        #expect(backend.state.withLock { $0.connection.map(ObjectIdentifier.init) } == first)
+    }
+
     @Test func anImmediateWriteAfterTheFileWasRemovedIsInTheFileAtThePath() throws {
         let directory = try TemporaryDirectory()
         let url = directory.database
