@@ -53,14 +53,10 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
     }
 
     private static func exitCode(for error: StoreError) -> ExitCode {
+        if error.isCorruption { return .corruptStore }
         switch error {
-        case .typeMismatch, .unrepresentable, .keyExists, .unsupportedFile: .invalidInput
-        case .corruptFile: .corruptStore
-        case .sqlite(_, let code, _):
-            // SQLITE_CORRUPT (11) and SQLITE_NOTADB (26), with or without an extended code.
-            [11, 26].contains(code & 0xFF) ? .corruptStore : .inputOutput
-        case .io, .unsupportedSQLite, .migrationFailed, .newerSchemaVersion, .invalidMigrations, .readOnly:
-            .inputOutput
+        case .typeMismatch, .unrepresentable, .keyExists, .unsupportedFile: return .invalidInput
+        default: return .inputOutput
         }
     }
 }

@@ -40,10 +40,7 @@ struct StoreLocation: Sendable {
 
     /// The plist encoding of the file as it is now: binary when it starts with `bplist`.
     var existingPlistFormat: PlistFormat {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .xml }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 8)) ?? Data()
-        return head.starts(with: Data("bplist".utf8)) ? .binary : .xml
+        FileSystem.firstBytes(of: path, count: 8).starts(with: Data("bplist".utf8)) ? .binary : .xml
     }
 
     /// Fails with exit status 5 unless the store exists: commands that only read never create one.
@@ -84,11 +81,13 @@ struct StoreLocation: Sendable {
     /// command an empty file), the header is checked first: a StoredKit store is always in WAL
     /// mode (header bytes 18 and 19 are 2) and, once checkpointed, has the application ID `StK1`.
     private func requireStoredKitDatabase(allowEmpty: Bool) throws(CLIError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }  // missing: created by writes only
-        defer { try? handle.close() }
-        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
+        guard exists else { return }  // missing: created by writes only
+        let header = [UInt8](FileSystem.firstBytes(of: path, count: 100))
         if header.isEmpty {
-            guard !allowEmpty else { return }
+            // Unreadable, or not a regular file: the backend says why.
+            let attributes = (try? FileManager.default.attributesOfItem(atPath: path)) ?? [:]
+            let isEmptyFile = attributes[.type] as? FileAttributeType == .typeRegular && attributes[.size] as? Int == 0
+            guard !allowEmpty, isEmptyFile else { return }
             throw CLIError(
                 .invalidInput, "'\(path)' is an empty file, not a store yet. 'stored write' or 'stored import' creates one.")
         }

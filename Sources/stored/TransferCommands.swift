@@ -26,7 +26,8 @@ extension Command {
         arguments: "STORE [FILE|-]",
         summary: "Write the whole store to a file or stdout",
         discussion: """
-            Writes every key and value to FILE (replaced atomically) or to standard output ('-' or no FILE).
+            Writes every key and value to FILE (replaced atomically; a new FILE is readable by you only,
+            like a store) or to standard output ('-' or no FILE).
             The format is --format, else .plist files get an XML plist and everything else JSON.
             JSON keeps every type exactly with the tagged form described in 'stored help', so
             'stored export A - | stored import B -' copies a store exactly. An XML plist cannot
@@ -55,12 +56,9 @@ extension Command {
             case .binary: try PlistBytes.encode(values, format: .binary)
             }
         guard destination != "-" else { return console.write(data) }
-        do {
-            try data.write(to: URL(fileURLWithPath: destination), options: .atomic)
-        } catch {
-            throw CLIError(
-                .inputOutput, "Could not write '\(destination)': \(describe(error)). Check the path and its permissions.")
-        }
+        // Like a store: a new file is private (0600) whatever the umask, an existing one keeps its
+        // mode, and readers see the old bytes or the new ones.
+        try AtomicFile.write(data, to: destination)
     }
 
     static let `import` = Command(

@@ -49,6 +49,12 @@ struct TortureTests {
         #expect(run.lines.count == 2)
         run.expectClean()
     }
+
+    @Test func aFileReplacedWhileOpenLosesNoAcknowledgedWrite() throws {
+        let run = try TortureRun(["replace", "4"])
+        #expect(run.lines.count == 2)
+        run.expectClean()
+    }
 }
 
 /// One run of the `stored-torture` binary built next to the tests.

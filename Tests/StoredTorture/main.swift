@@ -11,6 +11,7 @@ let usage = """
       corruption [FLIPS=1000] [--step 1]                      every-offset truncation + FLIPS bit-flip cases
       faults [CASES=50]                                       disk full, read-only directory, fsync failure, short writes
       migration [TRIALS=200]                                  kill -9 during a migration
+      replace [TRIALS=200]                                    mv a backup over / rm the file while a writer has it open
       all [--small]                                           every scenario (small counts with --small)
     """
 
@@ -60,6 +61,8 @@ do {
         passed = try FaultScenario.run(cases: count(default: 50), seed: seed)
     case "migration":
         passed = try MigrationCrashScenario.run(trials: count(default: 200), kinds: kinds)
+    case "replace":
+        passed = try ReplaceScenario.run(trials: count(default: 200), kinds: kinds)
     case "all":
         say("seed \(seed)")
         let results = [
@@ -68,6 +71,7 @@ do {
             try CorruptionScenario.run(flips: small ? 40 : 1000, step: small ? 61 : 1, seed: seed, samples: SampleStore.allCases),
             try FaultScenario.run(cases: small ? 3 : 50, seed: seed),
             try MigrationCrashScenario.run(trials: small ? 6 : 200, kinds: kinds),
+            try ReplaceScenario.run(trials: small ? 8 : 200, kinds: kinds),
         ]
         passed = !results.contains(false)
     default:

@@ -47,9 +47,7 @@ public enum StoreFileFormat: String, Sendable, Hashable {
     }
 
     private static func firstBytes(of url: URL) -> Data {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 64)) ?? Data()
+        FileSystem.firstBytes(of: url.path, count: 64)
     }
 }
 

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Importers: bring data from a Foundation UserDefaults file or another store into the staged data.
 ///
 /// An import never replaces a key the staged data already has, so running it twice (or after
@@ -118,16 +112,11 @@ extension MigrationContext {
 
     /// Deletes an imported file; a file that is already gone is fine (the cleanup may run twice).
     private static func removeFile(at path: String) throws {
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw StoreError.io(path: path, operation: "remove the imported file", errno: errno)
-        }
+        try FileSystem.remove(path, operation: "remove the imported file")
     }
 
     /// Keeps a binary file binary when keys are removed from it.
     private static func plistFormat(of path: String) -> PlistFormat {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .xml }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 8)) ?? Data()
-        return head == Data("bplist00".utf8) ? .binary : .xml
+        FileSystem.firstBytes(of: path, count: 8) == Data("bplist00".utf8) ? .binary : .xml
     }
 }

@@ -38,10 +38,61 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case keyExists(key: String)
     /// The store was opened read-only and a write was attempted.
     case readOnly(path: String)
+    /// Something other than a regular file (a symbolic link, a FIFO, a directory) is where
+    /// StoredKit keeps a file of its own, such as the lock file `<store>.lock`. It is never
+    /// followed or opened; removing it lets StoredKit create the file again.
+    ///
+    /// ```swift
+    /// // $ ln -s /elsewhere/x prefs.plist.lock
+    /// try store.flush()  // throws StoreError.notRegularFile(path: ".../prefs.plist.lock", found: "a symbolic link")
+    /// ```
+    case notRegularFile(path: String, found: String)
+    /// The SQLite file belongs to another program: it has another application ID, or tables
+    /// while it has none. It was left exactly as it was.
+    ///
+    /// ```swift
+    /// try PreferenceStore(.sqlite(at: invoicesDatabase))
+    /// // throws StoreError.notStoredKitDatabase(path: ".../invoices.db", reason: "application_id 0, other tables present")
+    /// ```
+    case notStoredKitDatabase(path: String, reason: String)
+    /// SQLite could not switch the file to its write-ahead log, which StoredKit needs to share
+    /// the file between processes safely; `mode` is the journal mode the file kept.
+    ///
+    /// ```swift
+    /// try PreferenceStore(.sqlite(at: fileInReadOnlyDirectory))
+    /// // throws StoreError.journalModeUnavailable(path: ".../prefs.sqlite", mode: "delete")
+    /// ```
+    case journalModeUnavailable(path: String, mode: String)
+    /// A backend failed with an error of its own type (a third-party backend's, say);
+    /// `underlying` is that error, unchanged, so callers can still match on it.
+    ///
+    /// ```swift
+    /// do { try store.flush() } catch StoreError.backendFailed(_, _, let underlying as MyBackendError) {
+    ///     print(underlying)  //=> MyBackendError.offline
+    /// }
+    /// ```
+    case backendFailed(location: String, operation: String, underlying: any Error)
 
-    /// Any error as a `StoreError`: itself when it is one (backends throw only these), else an I/O error.
+    /// Any error as a `StoreError`: itself when it is one, else ``backendFailed(location:operation:underlying:)``
+    /// around it, so a third-party backend's own error type survives.
     init(_ error: any Error, path: String, operation: String) {
-        self = error as? StoreError ?? .io(path: path, operation: "\(operation) (\(error))", errno: EIO)
+        self = error as? StoreError ?? .backendFailed(location: path, operation: operation, underlying: error)
+    }
+
+    /// Whether the error means a store file is damaged or is not a store at all: a
+    /// ``corruptFile(path:reason:quarantinedAt:)``, or SQLite's "database disk image is
+    /// malformed" and "file is not a database" (with or without an extended code).
+    ///
+    /// ```swift
+    /// StoreError.corruptFile(path: "/tmp/p.plist", reason: "truncated", quarantinedAt: nil).isCorruption  //=> true
+    /// StoreError.io(path: "/tmp/p.plist", operation: "write", errno: ENOSPC).isCorruption  //=> false
+    /// ```
+    public var isCorruption: Bool {
+        switch self {
+        case .corruptFile: true
+        case .sqlite(_, let code, _): SQLiteResultCode(code).isCorruption
+        default: false
+        }
     }
 
     /// A one-line explanation: what happened, to which file or key, and what to do.
@@ -80,6 +131,16 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Key '\(key)' already exists. Remove it first or pass overwrite: true."
         case .readOnly(let path):
             "'\(path)' is open read-only; nothing was written."
+        case .notRegularFile(let path, let found):
+            "'\(path)' is \(found), not a regular file; StoredKit neither follows nor opens it, and wrote nothing. "
+                + "Remove '\(path)' (StoredKit creates it again) and retry."
+        case .notStoredKitDatabase(let path, let reason):
+            "'\(path)' is not a StoredKit database (\(reason)); it was left unchanged. Choose another file."
+        case .journalModeUnavailable(let path, let mode):
+            "Could not switch '\(path)' to WAL journal mode (it kept \(mode)); the directory must allow creating "
+                + "'\(SystemCall.fileName(of: path))-wal' and '\(SystemCall.fileName(of: path))-shm'."
+        case .backendFailed(let location, let operation, let underlying):
+            "Could not \(operation) '\(location)': \(underlying)."
         }
     }
 

@@ -13,8 +13,15 @@ import Foundation
 /// is synced so the rename itself survives a power loss. The target is never truncated or
 /// written in place. Callers that may run concurrently must serialize writes of one target
 /// (``FileLock``); the temporary name keeps even unserialized writers from clobbering each
-/// other's half-written files.
-enum AtomicFile {
+/// other's half-written files. The temporary file is created exclusively and never through a
+/// symbolic link (`O_EXCL | O_NOFOLLOW`), so a file planted under its name is never written.
+///
+/// The `stored` CLI writes its exports with it too, so they are private like a store:
+///
+/// ```swift
+/// try AtomicFile.write(Data("{}".utf8), to: "/home/me/backup.json")  // mode 0600 when new
+/// ```
+package enum AtomicFile {
     /// The mode of a file that did not exist before: readable and writable by its owner only.
     static let newFileMode: mode_t = 0o600
 
@@ -28,14 +35,20 @@ enum AtomicFile {
     /// An existing file keeps its mode (and, when running as root, its owner); a new file gets
     /// ``newFileMode``. On failure the temporary file is removed, the previous file is intact
     /// and a ``StoreError/io(path:operation:errno:)`` names `path` and the step that failed.
+    ///
+    /// `stillCurrent` is asked just before the rename, once the bytes are synced: when it answers
+    /// false (the caller's lock cannot keep out a user's `mv backup prefs`, which may have come
+    /// while the bytes were written), nothing is replaced and the result is `nil`.
     @discardableResult
-    static func write(_ data: Data, to path: String) throws -> FileIdentity {
+    package static func write(
+        _ data: Data, to path: String, onlyIf stillCurrent: () throws -> Bool = { true }
+    ) throws -> FileIdentity? {
         let existing = try existingStatus(of: path)
         let temporaryPath =
             SystemCall.directory(of: path) + "/" + temporaryNamePrefix(for: path)
             + "\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 36))"
         let descriptor = SystemCall.retryingInterrupts {
-            open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, newFileMode)
+            open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, newFileMode)
         }
         guard descriptor >= 0 else {
             throw StoreError.io(path: path, operation: "create a temporary file next to", errno: errno)
@@ -50,6 +63,7 @@ enum AtomicFile {
         guard SystemCall.retryingInterrupts({ SystemCall.sync(descriptor) }) == 0 else {
             throw StoreError.io(path: path, operation: "sync", errno: errno)
         }
+        guard try stillCurrent() else { return nil }
         guard rename(temporaryPath, path) == 0 else {
             throw StoreError.io(path: path, operation: "replace", errno: errno)
         }

@@ -10,7 +10,7 @@
 /// Every atomic replace creates a new inode and a new change time, so two versions of a
 /// store file do not share an identity in practice; comparing identities is how a backend
 /// learns, without reading the file, that someone else wrote it.
-struct FileIdentity: Hashable, Sendable {
+package struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
@@ -34,6 +34,12 @@ struct FileIdentity: Hashable, Sendable {
             changedSeconds = Int64(status.st_ctim.tv_sec)
             changedNanoseconds = Int64(status.st_ctim.tv_nsec)
         #endif
+    }
+
+    /// Whether both name the same file (device and inode), whichever version of it; two missing
+    /// files are the same too. A file replaced by a rename or deleted is not the same file.
+    static func sameFile(_ first: FileIdentity?, _ second: FileIdentity?) -> Bool {
+        first?.device == second?.device && first?.inode == second?.inode
     }
 
     /// The identity of the file at `path`, or `nil` when there is no such file.

@@ -113,14 +113,11 @@ public final class PlistBackend: Backend {
         try Self.validate(changes)
         openIfNeeded()
         try FileSystem.createDirectories(directory)
-        return try lock.withLock {
-            let (current, events, changedElsewhere) = try currentFileHoldingLock()
-            var document = current.document
-            document.apply(changes)
-            try writeIfChanged(document, current: current)
-            return changedElsewhere ? document.snapshot(events: events) : nil
-        }
+        return try lock.withLock { try applyHoldingLock(changes, to: try currentFileHoldingLock()) }
     }
+
+    /// How often a commit starts again on a file replaced while it was being written.
+    static let replacementAttempts = 5
 
     /// Runs `body` on the file's current contents while holding the cross-process lock, and
     /// writes the changes it returns before releasing it. `body` must not call this backend's
@@ -136,13 +133,11 @@ public final class PlistBackend: Backend {
         openIfNeeded()
         try FileSystem.createDirectories(directory)
         return try lock.withLock {
-            let (current, events, _) = try currentFileHoldingLock()
-            let (changes, result) = try body(current.document.snapshot(events: events))
+            let current = try currentFileHoldingLock()
+            let (changes, result) = try body(current.file.document.snapshot(events: current.events))
             guard !changes.isEmpty else { return result }
             try Self.validate(changes)
-            var document = current.document
-            document.apply(changes)
-            try writeIfChanged(document, current: current)
+            _ = try applyHoldingLock(changes, to: current)
             return result
         }
     }
@@ -170,21 +165,41 @@ public final class PlistBackend: Backend {
         return (file, events, true)
     }
 
-    private func writeIfChanged(_ document: PlistDocument, current: LoadedFile) throws {
+    /// Applies `changes` to `read` (the file as read under ``lock``) and writes the result. A file
+    /// moved over this one while it was being written (a user's `mv backup`, which takes no lock) is
+    /// not overwritten: the changes are applied to it instead. Returns the written data when it
+    /// differs from what this instance last knew, as ``commit(_:)`` does.
+    private func applyHoldingLock(
+        _ changes: BackendChanges, to read: (file: LoadedFile, events: [StoreEvent], changedElsewhere: Bool)
+    ) throws -> BackendSnapshot? {
+        var read = read
+        var replaced = false
+        for _ in 1...Self.replacementAttempts {
+            var document = read.file.document
+            document.apply(changes)
+            if try writeIfChanged(document, current: read.file) {
+                return read.changedElsewhere || replaced ? document.snapshot(events: read.events) : nil
+            }
+            replaced = true
+            read = try currentFileHoldingLock()
+        }
+        throw StoreError.io(path: path, operation: "write (it was replaced during every attempt)", errno: EAGAIN)
+    }
+
+    /// Writes `document` unless it equals `current`; returns false, writing nothing, when the file
+    /// at the path is no longer `current` by the time the new bytes are ready.
+    private func writeIfChanged(_ document: PlistDocument, current: LoadedFile) throws -> Bool {
         // Rewriting identical contents would cost two fsyncs and wake every watcher for nothing.
-        if document == current.document, current.identity != nil || document == PlistDocument() { return }
+        if document == current.document, current.identity != nil || document == PlistDocument() {
+            return true
+        }
         let data = try document.encoded(as: format)
         state.withLock { $0.writesInProgress += 1 }
-        do {
-            let identity = try AtomicFile.write(data, to: path)
-            state.withLock { state in
-                state.loaded = LoadedFile(document: document, identity: identity)
-                state.writesInProgress -= 1
-            }
-        } catch {
-            state.withLock { $0.writesInProgress -= 1 }
-            throw error
-        }
+        defer { state.withLock { $0.writesInProgress -= 1 } }
+        let written = try AtomicFile.write(data, to: path) { try FileIdentity.of(path: path) == current.identity }
+        guard let identity = written else { return false }
+        state.withLock { $0.loaded = LoadedFile(document: document, identity: identity) }
+        return true
     }
 
     private static func validate(_ changes: BackendChanges) throws {

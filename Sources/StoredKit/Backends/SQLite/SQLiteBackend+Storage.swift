@@ -1,4 +1,3 @@
-internal import CStoredSQLite
 import Foundation
 
 #if canImport(Glibc)
@@ -11,21 +10,26 @@ extension SQLiteBackend {
     func open(_ state: inout State) throws -> SQLiteConnection {
         if let connection = state.connection { return connection }
         try SQLiteConnection.checkLibraryVersion()
-        try createParentDirectory()
-        try createPrivateFile()
+        try FileSystem.createDirectories(SystemCall.directory(of: path))
+        try FileSystem.createPrivateFile(path)
+        // SQLite would open a FIFO planted at the path and wait on it.
+        try FileSystem.requireRegularFileIfPresent(path)
         let connection: SQLiteConnection
         let eventCount = state.pendingEvents.count
         do {
             connection = try openAndLoad(&state)
-        } catch StoreError.sqlite(_, let code, let message) where SQLiteConnection.isCorruption(code) {
+        } catch StoreError.sqlite(_, let code, let message) where SQLiteResultCode(code).isCorruption {
             // Rows that failed to decode in a file now known to be damaged are not worth reporting.
             state.pendingEvents.removeSubrange(eventCount...)
-            let reason = "\(message); \(SQLiteConnection.describe(code))"
+            let reason = "\(message); \(SQLiteResultCode(code).description)"
             guard corruption == .quarantine else {
                 throw StoreError.corruptFile(path: path, reason: reason, quarantinedAt: nil)
             }
-            let movedTo = try quarantine()
-            state.pendingEvents.append(.quarantined(path: path, movedTo: movedTo, reason: reason))
+            // nil: another process moved the file aside first; what it left at the path is opened.
+            if let movedTo = try quarantine() {
+                state.pendingEvents.append(.quarantined(path: path, movedTo: movedTo, reason: reason))
+            }
+            try FileSystem.createPrivateFile(path)
             connection = try openAndLoad(&state)
         } catch {
             // The next open reads the rows again and reports again those that do not decode.
@@ -34,33 +38,29 @@ extension SQLiteBackend {
             throw error
         }
         state.connection = connection
+        state.signalledDataVersion = state.loadedDataVersion
+        state.signalledFile = nil
         return connection
     }
 
-    /// Opens, configures and reads everything: a damaged file shows up here, while the policy still applies.
+    /// Opens, configures and reads everything: a damaged file shows up here, while the policy still
+    /// applies. Records which file was opened: the one at the path just before and after SQLite
+    /// opened it (else `nil`, and the next commit or load opens the file again).
     private func openAndLoad(_ state: inout State) throws -> SQLiteConnection {
+        let before = try FileIdentity.of(path: path)
         let connection = try SQLiteConnection(path: path)
+        let after = try FileIdentity.of(path: path)
+        state.openedFile = after != nil && FileIdentity.sameFile(before, after) ? after : nil
         let schema = try checkOwnership(connection)
         let mode = try switchToWriteAheadLog(connection)
         guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
-            let name = (path as NSString).lastPathComponent
-            throw StoreError.sqlite(
-                path: path, code: 1,
-                message: "could not switch to WAL journal mode (kept \(mode?.summary ?? "none")); "
-                    + "the directory must allow creating '\(name)-wal' and '\(name)-shm'")
+            throw StoreError.journalModeUnavailable(path: path, mode: mode?.summary ?? "none")
         }
         try connection.limitWriteAheadLog()
         if schema == .absent { try createSchema(connection) }
         try checkTablesCompile(connection)
         state.cached = nil
-        try connection.run("BEGIN")
-        do {
-            _ = try refresh(&state, connection)
-            try connection.run("COMMIT")
-        } catch {
-            connection.rollback()
-            throw error
-        }
+        _ = try connection.transaction { try refresh(&state, connection) }
         // Only once the data read without error: a damaged file is moved aside as it was found,
         // not with a repaired schema checkpointed into it. A file SQLite will not write is read as
         // it is: the triggers only matter to writes, which fail anyway, with the reason.
@@ -86,7 +86,7 @@ extension SQLiteBackend {
         while true {
             do {
                 return try connection.scalar("PRAGMA journal_mode = WAL")
-            } catch StoreError.sqlite(_, let code, _) where code & 0xFF == SQLITE_BUSY && ContinuousClock.now < deadline {
+            } catch StoreError.sqlite(_, let code, _) where SQLiteResultCode(code).isBusy && ContinuousClock.now < deadline {
                 usleep(UInt32.random(in: 1_000...10_000))
             }
         }
@@ -98,18 +98,12 @@ extension SQLiteBackend {
     private func checkOwnership(_ connection: SQLiteConnection) throws -> SchemaCondition {
         // One transaction, so one snapshot: another process may be creating the schema right now,
         // and two separate reads could see its tables but not yet its application ID.
-        try connection.run("BEGIN")
-        let applicationID: Int64
         var objects: [String: String] = [:]
-        do {
-            applicationID = try connection.integerPragma("application_id")
+        let applicationID = try connection.transaction {
             try connection.withStatement(SQLiteSchema.listObjects) { statement in
                 while try statement.step() { objects[statement.text(at: 0)] = statement.text(at: 1) }
             }
-            try connection.run("COMMIT")
-        } catch {
-            connection.rollback()
-            throw error
+            return try connection.integerPragma("application_id")
         }
         if applicationID == Int64(SQLiteSchema.applicationID) {
             if SQLiteSchema.isCurrent(objects) { return .current }
@@ -118,10 +112,8 @@ extension SQLiteBackend {
             return try triggersCompile(connection) ? .current : .needsRepair
         }
         guard applicationID == 0, objects.isEmpty else {
-            throw StoreError.sqlite(
-                path: path, code: 1,
-                message: "not a StoredKit database (application_id \(applicationID), other tables present); "
-                    + "choose another file")
+            throw StoreError.notStoredKitDatabase(
+                path: path, reason: "application_id \(applicationID), other tables present")
         }
         return .absent
     }
@@ -132,7 +124,7 @@ extension SQLiteBackend {
         do {
             for sql in SQLiteSchema.settingOffTriggers { try connection.withStatement(sql) { _ in } }
             return true
-        } catch StoreError.sqlite(_, let code, _) where code & 0xFF == SQLITE_ERROR {
+        } catch StoreError.sqlite(_, let code, _) where SQLiteResultCode(code).isGenericError {
             return false
         }
     }
@@ -144,30 +136,13 @@ extension SQLiteBackend {
     private func checkTablesCompile(_ connection: SQLiteConnection) throws {
         do {
             try connection.withStatement(SQLiteSchema.everyColumn) { _ in }
-        } catch StoreError.sqlite(_, let code, let message) where code & 0xFF == SQLITE_ERROR {
-            throw StoreError.sqlite(path: path, code: SQLITE_CORRUPT, message: "damaged schema: \(message)")
-        }
-    }
-
-    /// A new store file is private (0600), like the plist backend's and UserDefaults' files.
-    private func createPrivateFile() throws {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            close(descriptor)
-        } else if errno != EEXIST {
-            throw StoreError.io(path: path, operation: "create", errno: errno)
+        } catch StoreError.sqlite(_, let code, let message) where SQLiteResultCode(code).isGenericError {
+            throw StoreError.sqlite(path: path, code: SQLiteResultCode.corrupt.rawValue, message: "damaged schema: \(message)")
         }
     }
 
     private func createSchema(_ connection: SQLiteConnection) throws {
-        try connection.run("BEGIN IMMEDIATE")
-        do {
-            try connection.execute(SQLiteSchema.create)
-            try connection.run("COMMIT")
-        } catch {
-            connection.rollback()
-            throw error
-        }
+        try connection.transaction(.immediate) { try connection.execute(SQLiteSchema.create) }
     }
 
     /// Brings `state.cached` up to date inside the caller's transaction. Returns whether another
@@ -301,35 +276,16 @@ extension SQLiteBackend {
         return value
     }
 
-    /// Moves the file and its `-wal`/`-shm` companions to `<name>.corrupt-<timestamp>`; returns the new path.
-    private func quarantine() throws -> String {
+    /// Moves the file and its `-wal`/`-shm` companions to `<name>.corrupt-<timestamp>` (a free name,
+    /// claimed exclusively, so two processes never overwrite each other's copy); returns the new
+    /// path, or `nil` when another process moved the file aside first.
+    private func quarantine() throws -> String? {
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let stamp = StoredValueText.text(of: now).filter { $0 != "-" && $0 != ":" }
-        var target = "\(path).corrupt-\(stamp)"
-        var attempt = 1
-        while FileManager.default.fileExists(atPath: target) {
-            attempt += 1
-            target = "\(path).corrupt-\(stamp)-\(attempt)"
-        }
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            guard rename(path + suffix, target + suffix) == 0 else {
-                throw StoreError.io(path: path + suffix, operation: "move aside to '\(target + suffix)'", errno: errno)
-            }
-        }
-        return target
-    }
-
-    /// `mkdir -p` of the file's directory, with the failing component and errno in the error.
-    private func createParentDirectory() throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue { return }
-        var prefix = ""
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw StoreError.io(path: prefix, operation: "create the directory", errno: errno)
-            }
+        do {
+            return try FileSystem.moveAside(path, companions: ["-wal", "-shm"], toNameBasedOn: "\(path).corrupt-\(stamp)")
+        } catch StoreError.io(_, _, let code) where code == ENOENT {
+            return nil
         }
     }
 }

@@ -28,8 +28,11 @@ public final class SQLiteBackend: Backend {
     let corruption: CorruptionPolicy
     let state = Mutex(State())
 
-    /// Everything mutable, guarded by `state`.
-    struct State {
+    /// Everything mutable, guarded by `state`. Unchecked: the connection and the timer are not
+    /// thread-safe themselves, and are only ever touched inside `state.withLock`. (Checked, every
+    /// closure capturing the locked state beside a caller's closure, like a transaction running the
+    /// body of ``withExclusiveAccess(_:)``, would count as sending the state away.)
+    struct State: @unchecked Sendable {
         var connection: SQLiteConnection?
         /// The data as of `loadedDataVersion` and `lastSequence`, without events.
         var cached: BackendSnapshot?
@@ -42,6 +45,12 @@ public final class SQLiteBackend: Backend {
         var onChange: (@Sendable () -> Void)?
         var watcher: DirectoryWatcher?
         var pollTimer: (any DispatchSourceTimer)?
+        /// The database file the connection has open (device and inode), to notice it deleted or
+        /// replaced by a rename; `nil` when that could not be told, which counts as replaced.
+        var openedFile: FileIdentity?
+        /// The file found at the path when the watcher last reported a replacement (`nil` inside:
+        /// none), so each replacement is signalled once.
+        var signalledFile: FileIdentity??
     }
 
     /// Creates a backend for the file at `url`; see ``Backend/sqlite(at:corruption:)``.
@@ -68,32 +77,29 @@ public final class SQLiteBackend: Backend {
     // MARK: Backend
 
     /// Reads everything, reusing the cached snapshot when no other connection committed since.
+    /// A file deleted or replaced since the last call is noticed here: the file now at the path
+    /// (a new one when there is none) is opened and read in full.
     ///
     /// ```swift
     /// try SQLiteBackend.sqlite(at: url).load().values  //=> ["volume": .double(0.8)]
     /// ```
     public func load() throws -> BackendSnapshot {
         try state.withLock { state in
+            _ = try closeIfReplaced(&state)
             // Opening reads everything; only an open connection needs to look for news.
             guard let connection = state.connection else {
                 _ = try open(&state)
                 return takeSnapshot(&state)
             }
-            try connection.run("BEGIN")
-            do {
-                _ = try refresh(&state, connection)
-                try connection.run("COMMIT")
-            } catch {
-                connection.rollback()
-                throw error
-            }
+            _ = try connection.transaction { try refresh(&state, connection) }
             return takeSnapshot(&state)
         }
     }
 
     /// Writes the batch in one `BEGIN IMMEDIATE` transaction, synced (`synchronous=FULL`) when
     /// `changes.durability` is `.immediate`. Returns the fresh snapshot when another connection
-    /// had committed since the last load.
+    /// had committed since the last load, or when the file was deleted or replaced: the batch then
+    /// goes into the file that has the store's name now, never only into the one that lost it.
     ///
     /// ```swift
     /// try backend.commit(BackendChanges(values: ["volume": .double(0.8), "old": nil], durability: .immediate))
@@ -101,26 +107,13 @@ public final class SQLiteBackend: Backend {
     /// ```
     public func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
         try state.withLock { state -> BackendSnapshot? in
-            let connection = try open(&state)
-            try connection.setSynchronous(changes.durability == .immediate ? "FULL" : "NORMAL")
-            try connection.run("BEGIN IMMEDIATE")
-            do {
-                // Without a snapshot there is nothing to merge into: the next load reads everything.
-                let externalChange = state.cached != nil ? try refresh(&state, connection) : false
-                let sequence = try write(changes, knownMaximum: state.knownMaximumSequence, connection)
-                try connection.run("COMMIT")
-                state.recordCommitted(changes, sequence: sequence)
-                return externalChange ? takeSnapshot(&state) : nil
-            } catch {
-                connection.rollback()
-                throw error
-            }
+            try commitToFileAtPath(changes, &state) ? takeSnapshot(&state) : nil
         }
     }
 
     /// Runs `body` on the freshest data inside one `BEGIN IMMEDIATE` transaction and commits its
     /// changes before releasing the write lock; a throw rolls everything back. `body` must not
-    /// call this backend.
+    /// call this backend. A file replaced while `body` ran gets its changes too.
     ///
     /// ```swift
     /// let count = try backend.withExclusiveAccess { snapshot in
@@ -129,34 +122,38 @@ public final class SQLiteBackend: Backend {
     /// }
     /// ```
     public func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
-        var result: Result<R, any Error>?
-        try state.withLock { state in
-            let connection = try open(&state)
-            try connection.run("BEGIN IMMEDIATE")
+        // Mutex.withLock wants a `sending` result, which a caller's generic result cannot promise;
+        // this one never leaves the calling task.
+        var outcome: Result<R, any Error>?
+        state.withLock { state in
             do {
-                _ = try refresh(&state, connection)
-                var snapshot = state.cached ?? BackendSnapshot()
-                snapshot.events = []
-                let (changes, value) = try body(snapshot)
-                let sequence = try write(changes, knownMaximum: state.knownMaximumSequence, connection)
-                try connection.run("COMMIT")
-                state.recordCommitted(changes, sequence: sequence)
-                // synchronous cannot change inside a transaction; sync the log by hand when the
-                // body asked for more durability than the connection was set to.
-                if changes.durability == .immediate && connection.synchronous != "FULL" {
-                    try connection.syncWriteAheadLog()
+                let changes: BackendChanges
+                let value: R
+                do {  // the connection must be released before another one opens
+                    _ = try closeIfReplaced(&state)
+                    let connection = try open(&state)
+                    let sequence: Int64
+                    (changes, value, sequence) = try connection.transaction(.immediate) {
+                        _ = try refresh(&state, connection)
+                        var snapshot = state.cached ?? BackendSnapshot()
+                        snapshot.events = []
+                        let (changes, value) = try body(snapshot)
+                        return (changes, value, try write(changes, knownMaximum: state.knownMaximumSequence, connection))
+                    }
+                    state.recordCommitted(changes, sequence: sequence)
+                    // synchronous cannot change inside a transaction; sync the log by hand when the
+                    // body asked for more durability than the connection was set to.
+                    if changes.durability == .immediate && connection.synchronous != "FULL" {
+                        try connection.syncWriteAheadLog()
+                    }
                 }
-                result = .success(value)
+                if try closeIfReplaced(&state) { _ = try commitToFileAtPath(changes, &state) }
+                outcome = .success(value)
             } catch {
-                connection.rollback()
-                result = .failure(error)
+                outcome = .failure(error)
             }
         }
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        case nil: throw StoreError.sqlite(path: path, code: 1, message: "exclusive access ended without a result")
-        }
+        return try outcome!.get()  // trap-ok: withLock ran the closure synchronously, so outcome is set
     }
 
     /// Calls `onChange` when another connection commits: inotify on the directory wakes a check
@@ -176,6 +173,7 @@ public final class SQLiteBackend: Backend {
         try state.withLock { state in
             let connection = try open(&state)
             state.signalledDataVersion = state.cached != nil ? state.loadedDataVersion : try connection.dataVersion()
+            state.signalledFile = nil
             state.onChange = onChange
             state.watcher = watcher
             let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "StoredKit.SQLiteBackend.poll"))
@@ -215,9 +213,10 @@ public final class SQLiteBackend: Backend {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw StoreError.io(path: path, operation: "check", errno: ENOENT)
             }
+            try FileSystem.requireRegularFileIfPresent(path)
             do {
                 return try SQLiteConnection(path: path, readOnly: true).quickCheck()
-            } catch StoreError.sqlite(_, let code, let message) where SQLiteConnection.isCorruption(code) {
+            } catch StoreError.sqlite(_, let code, let message) where SQLiteResultCode(code).isCorruption {
                 return [message]
             }
         }
@@ -239,11 +238,19 @@ public final class SQLiteBackend: Backend {
         }
     }
 
-    /// Signals the engine if `data_version` moved since the last signal; returns whether it did.
+    /// Signals the engine if `data_version` moved since the last signal, or if the file was
+    /// deleted or replaced (the engine's reload then opens the file now at the path); returns
+    /// whether it did.
     @discardableResult
     private func checkForExternalChange() -> Bool {
         let callback = state.withLock { state -> (@Sendable () -> Void)? in
             guard let onChange = state.onChange, let connection = state.connection else { return nil }
+            let atPath = (try? FileIdentity.of(path: path)) ?? nil
+            if !FileIdentity.sameFile(atPath, state.openedFile) {
+                if let signalled = state.signalledFile, FileIdentity.sameFile(signalled, atPath) { return nil }
+                state.signalledFile = .some(atPath)
+                return onChange
+            }
             // A failing check is reported by the load the engine runs next, so signal it.
             guard let version = try? connection.dataVersion() else { return onChange }
             guard version != state.signalledDataVersion else { return nil }

@@ -61,15 +61,10 @@ final class SQLiteConnection {
     /// SQLite retries a failed create read-only and reports that attempt's ENOENT; the real
     /// cause of not being able to create a new file is the directory's permission.
     private static func creationError(path: String, readOnly: Bool) -> StoreError? {
-        #if canImport(Glibc)
-            let directory = (path as NSString).deletingLastPathComponent
-            guard !readOnly, !FileManager.default.fileExists(atPath: path), access(directory, W_OK | X_OK) != 0 else {
-                return nil
-            }
-            return .io(path: path, operation: "create the database in its directory", errno: errno)
-        #else
-            return nil
-        #endif
+        guard !readOnly, !FileManager.default.fileExists(atPath: path),
+            let code = FileSystem.reasonFilesCannotBeCreated(in: SystemCall.directory(of: path))
+        else { return nil }
+        return .io(path: path, operation: "create the database in its directory", errno: code)
     }
 
     deinit {
@@ -94,12 +89,48 @@ final class SQLiteConnection {
         try execute("PRAGMA journal_size_limit = \(Self.writeAheadLogLimit)")
     }
 
+    /// Copies the write-ahead log into the database file and empties it (`wal_checkpoint(TRUNCATE)`);
+    /// returns whether it completed. For a file that was deleted or replaced by a rename: SQLite
+    /// skips its checkpoint at close for a file that moved and leaves the log at the old name, where
+    /// the next open would apply it to whatever file has that name now.
+    @discardableResult
+    func emptyWriteAheadLog() -> Bool {
+        guard case .integer(let busy) = try? scalar("PRAGMA wal_checkpoint(TRUNCATE)") else { return false }
+        return busy == 0
+    }
+
     // MARK: Running SQL
 
     /// Runs one or more statements that return no rows (schema, BEGIN, COMMIT).
     func execute(_ sql: String) throws {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else { throw error(code, while: "running \(sql.prefix(60))") }
+    }
+
+    /// How ``transaction(_:_:)`` begins.
+    enum TransactionKind: String {
+        /// `BEGIN`: a read snapshot, upgraded to a write by the first write.
+        case deferred = "BEGIN"
+        /// `BEGIN IMMEDIATE`: takes the write lock first, so a read-modify-write cannot be overtaken.
+        case immediate = "BEGIN IMMEDIATE"
+    }
+
+    /// Runs `body` in one transaction and commits it; a throw (from `body` or from `COMMIT`)
+    /// rolls everything back and is rethrown.
+    ///
+    /// ```swift
+    /// let count = try connection.transaction(.immediate) { try connection.scalar("SELECT count(*) FROM preferences") }
+    /// ```
+    func transaction<Result>(_ kind: TransactionKind = .deferred, _ body: () throws -> Result) throws -> Result {
+        try run(kind.rawValue)
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
     }
 
     /// Runs one frequent statement that returns no rows (BEGIN, COMMIT) from the statement cache.
@@ -158,17 +189,9 @@ final class SQLiteConnection {
     }
 
     /// Flushes the write-ahead log to disk: makes a commit made at `synchronous=NORMAL` durable.
+    /// Without a log nothing is pending: a checkpoint already synced the database.
     func syncWriteAheadLog() throws {
-        #if canImport(Glibc)
-            let walPath = path + "-wal"
-            let descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                if errno == ENOENT { return }  // nothing pending: a checkpoint already synced the database
-                throw StoreError.io(path: walPath, operation: "open for sync", errno: errno)
-            }
-            defer { close(descriptor) }
-            guard fsync(descriptor) == 0 else { throw StoreError.io(path: walPath, operation: "sync", errno: errno) }
-        #endif
+        try FileSystem.sync(path + "-wal")
     }
 
     private func prepared(_ sql: String) throws -> SQLiteStatement {
@@ -188,30 +211,18 @@ final class SQLiteConnection {
         Self.error(code, handle: handle, path: path, while: activity)
     }
 
-    /// True for the result codes that mean the file is not a usable database.
-    static func isCorruption(_ code: Int32) -> Bool {
-        let primary = code & 0xFF
-        return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
-    }
-
-    /// SQLite's English description of `code`, e.g. "file is not a database (SQLite code 26)".
-    static func describe(_ code: Int32) -> String {
-        "\(String(cString: sqlite3_errstr(code))) (SQLite code \(code))"
-    }
-
     /// SQLite opens a file whose header asks for a write format above 2 (byte 18: a newer SQLite
     /// wrote it, or a bit flipped) for reading only, and a write then fails as "readonly": say
     /// that, rather than blame the permissions.
     private static func newerWriteFormat(path: String) -> String? {
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? file.close() }
-        guard let header = try? file.read(upToCount: 19), header.count == 19, header[18] > 2 else { return nil }
+        let header = FileSystem.firstBytes(of: path, count: 19)
+        guard header.count == 19, header[18] > 2 else { return nil }
         return "; its header asks for write format \(header[18]), which this SQLite (\(String(cString: sqlite3_libversion()))) "
             + "can only read: write it with a newer SQLite, or, if the file is damaged, move it aside or restore a backup"
     }
 
     private static func error(_ code: Int32, handle: OpaquePointer?, path: String, while activity: String) -> StoreError {
-        let primary = code & 0xFF
+        let primary = SQLiteResultCode(code).primary
         let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
         if primary == SQLITE_CANTOPEN && systemErrno != 0 {
             return .io(path: path, operation: "open the database", errno: systemErrno)
