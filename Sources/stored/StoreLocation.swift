@@ -96,6 +96,11 @@ struct StoreLocation: Sendable {
         let applicationID = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         let isWriteAheadLogged = header[18] == 2 && header[19] == 2
         guard applicationID != Self.storedKitApplicationID, applicationID != 0 || !isWriteAheadLogged else { return }
+        // A file with a schema (nonzero schema cookie) but no application ID may be a StoredKit store
+        // restored from a text dump: the backend recognises its tables and refuses it, changing
+        // nothing, with the way to restore it properly.
+        let schemaCookie = header[40..<44].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard applicationID != 0 || schemaCookie == 0 else { return }
         throw CLIError(
             .invalidInput,
             "'\(path)' is an SQLite database of another program, not a StoredKit store; nothing was changed. "

@@ -46,3 +46,26 @@ struct CheckForeignFilesTests {
         #expect(cli.bytes("prefs.plist") == original)
     }
 }
+
+/// The CLI on a StoredKit store restored from `sqlite3 .dump`: refused (status 3) with the way forward.
+@Suite("a dump-restored SQLite store")
+struct DumpRestoredStoreTests {
+    @Test("read and check refuse it without changing it, and say how to restore")
+    func refused() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "prefs.sqlite", "a", "1", "--int")
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: "/bin/sh")
+        dump.arguments = ["-c", "sqlite3 \"$0\" .dump | sqlite3 \"$1\"", cli.path("prefs.sqlite"), cli.path("copy.sqlite")]
+        try dump.run()
+        dump.waitUntilExit()
+        let before = cli.bytes("copy.sqlite")
+        for command in ["read", "check"] {
+            let outcome = try cli.run(command, "copy.sqlite")
+            #expect(outcome.status == 3, "\(outcome)")
+            #expect(outcome.errorOutput.contains(".backup"), "\(outcome)")
+        }
+        #expect(cli.bytes("copy.sqlite") == before)
+    }
+}

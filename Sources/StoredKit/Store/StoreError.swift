@@ -47,6 +47,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// try store.flush()  // throws StoreError.notRegularFile(path: ".../prefs.plist.lock", found: "a symbolic link")
     /// ```
     case notRegularFile(path: String, found: String)
+    /// An SQLite file holds StoredKit's tables but lost the header that says so (its application
+    /// ID and `user_version`, the schema version), as a restore from `sqlite3 .dump` does. It is
+    /// left unchanged: the schema version cannot be guessed.
+    case restoredWithoutHeader(path: String)
     /// The SQLite file belongs to another program: it has another application ID, or tables
     /// while it has none. It was left exactly as it was.
     ///
@@ -134,6 +138,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .notRegularFile(let path, let found):
             "'\(path)' is \(found), not a regular file; StoredKit neither follows nor opens it, and wrote nothing. "
                 + "Remove '\(path)' (StoredKit creates it again) and retry."
+        case .restoredWithoutHeader(let path):
+            "'\(path)' holds StoredKit's tables without StoredKit's header (application_id and user_version), "
+                + "as a restore from 'sqlite3 .dump' leaves it; its schema version is unknown, so it was left unchanged. "
+                + "Restore with \"sqlite3 prefs.sqlite '.backup copy.sqlite'\" instead, or, knowing the schema version N "
+                + "it had, run \"sqlite3 copy.sqlite 'PRAGMA application_id = 1400130353; PRAGMA user_version = N'\"."
         case .notStoredKitDatabase(let path, let reason):
             "'\(path)' is not a StoredKit database (\(reason)); it was left unchanged. Choose another file."
         case .journalModeUnavailable(let path, let mode):

@@ -111,6 +111,11 @@ extension SQLiteBackend {
             if SQLiteSchema.lacksParts(objects) { return .needsRepair }
             return try triggersCompile(connection) ? .current : .needsRepair
         }
+        if applicationID == 0, SQLiteSchema.hasTables(objects) {
+            // `sqlite3 … .dump | sqlite3 copy` keeps the tables but not the header's application ID
+            // and user_version (the schema version): never guess the version migrations rely on.
+            throw StoreError.restoredWithoutHeader(path: path)
+        }
         guard applicationID == 0, objects.isEmpty else {
             throw StoreError.notStoredKitDatabase(
                 path: path, reason: "application_id \(applicationID), other tables present")
