@@ -69,3 +69,27 @@ struct DumpRestoredStoreTests {
         #expect(cli.bytes("copy.sqlite") == before)
     }
 }
+
+/// `stored check` names keys that differ only in Unicode normalisation, as a note: both are kept.
+@Suite("check on keys equal up to normalisation")
+struct EquivalentKeysCheckTests {
+    @Test("an SQLite store with both spellings of a key is sound, with a note naming both")
+    func noteNamesBoth() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "prefs.sqlite", "a", "1", "--int")
+        let insert = Process()
+        insert.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        insert.arguments = [
+            cli.path("prefs.sqlite"),
+            "INSERT INTO preferences (key, type, value) VALUES "
+                + "(CAST(X'63616665CC81' AS TEXT), 'string', 'd'), (CAST(X'636166C3A9' AS TEXT), 'string', 'c')",
+        ]
+        try insert.run()
+        insert.waitUntilExit()
+        let outcome = try cli.run("check", "prefs.sqlite")
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("note:"), "\(outcome)")
+        #expect(outcome.stdout.contains("\"cafe\\u{301}\"") && outcome.stdout.contains("\"caf\\u{E9}\""), "\(outcome)")
+    }
+}

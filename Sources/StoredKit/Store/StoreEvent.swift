@@ -17,6 +17,10 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     case commitFailed(StoreError)
     /// Reading other processes' changes failed.
     case reloadFailed(StoreError)
+    /// The data holds two keys that differ only in their Unicode normalisation (`"caf\u{E9}"` and
+    /// `"cafe\u{301}"`), which Swift treats as one key. Reads see `shown`, the first in the
+    /// file's order; `hidden` is kept byte for byte, never dropped.
+    case equivalentKeys(path: String, shown: String, hidden: String)
     /// A migration was committed, but cleaning up its source afterwards (deleting an imported
     /// file or keys) failed; the source is still there.
     case migrationCleanupFailed(version: Int, name: String, reason: String)
@@ -33,6 +37,9 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
             "Key '\(key)' holds \(found), not \(expected); the default was used and the stored value kept."
         case .encodingFailed(let key, let reason):
             "Value for '\(key)' was not stored: \(reason)."
+        case .equivalentKeys(let path, let shown, let hidden):
+            "'\(path)' holds keys \(shown.scalarSpelling) and \(hidden.scalarSpelling), which differ only in their "
+                + "Unicode form; reads see the first, the second is kept unchanged. Rename one with the tool that wrote it."
         case .quarantined(let path, let movedTo, let reason):
             "'\(path)' was corrupt (\(reason)); moved to '\(movedTo)', store opened empty."
         case .commitFailed(.readOnly(let path)):

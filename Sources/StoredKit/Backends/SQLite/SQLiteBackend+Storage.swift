@@ -169,7 +169,9 @@ extension SQLiteBackend {
             try connection.withStatement(SQLiteSchema.selectRemoved) { statement in
                 try statement.bind(.integer(since))
                 while try statement.step() {
-                    snapshot.values[statement.text(at: 0)] = nil
+                    let key = statement.text(at: 0)
+                    // The removal of a row that reads did not show leaves the shown one alone.
+                    if snapshot.values.shownKey(for: key).utf8.elementsEqual(key.utf8) { snapshot.values[key] = nil }
                     if case .integer(let sequence) = statement.value(at: 1) { maximum = max(maximum, sequence) }
                 }
             }
@@ -217,7 +219,16 @@ extension SQLiteBackend {
                 let kind = statement.withBytes(at: 1) { SQLiteValueColumns.Kind($0) }
                 maximum = max(maximum, statement.integer(at: 3))
                 if let value = SQLiteValueColumns.value(kind: kind, column: column) {
-                    values[key] = value
+                    // Swift compares keys canonically, SQLite by bytes: two rows may hold one Swift key.
+                    // Reads see the first row (in key order) and the other row stays as it is.
+                    if sequence == nil {
+                        if let first = values.updateValue(value, forKey: key) {
+                            values[key] = first
+                            events.append(equivalentKeys(shown: values.shownKey(for: key), hidden: key))
+                        }
+                    } else if values.shownKey(for: key).utf8.elementsEqual(key.utf8) {
+                        values[key] = value
+                    }
                 } else {
                     // Left in the file untouched; the key reads as absent until the app writes it.
                     values[key] = nil
@@ -226,6 +237,10 @@ extension SQLiteBackend {
             }
         }
         return maximum
+    }
+
+    private func equivalentKeys(shown: String, hidden: String) -> StoreEvent {
+        .equivalentKeys(path: path, shown: shown, hidden: hidden)
     }
 
     /// Writes `changes` in the caller's transaction; returns the new largest change sequence.
