@@ -54,7 +54,7 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
 
     private static func exitCode(for error: StoreError) -> ExitCode {
         switch error {
-        case .typeMismatch, .unrepresentable, .keyExists: .invalidInput
+        case .typeMismatch, .unrepresentable, .refused, .keyExists: .invalidInput
         case .corruptFile: .corruptStore
         case .sqlite(_, let code, _):
             // SQLITE_CORRUPT (11) and SQLITE_NOTADB (26), with or without an extended code.

@@ -110,7 +110,7 @@ public final class PlistBackend: Backend {
     /// ```
     public func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
         guard !changes.isEmpty else { return nil }
-        try Self.validate(changes)
+        try validate(changes)
         openIfNeeded()
         try FileSystem.createDirectories(directory)
         return try lock.withLock {
@@ -139,7 +139,7 @@ public final class PlistBackend: Backend {
             let (current, events, _) = try currentFileHoldingLock()
             let (changes, result) = try body(current.document.snapshot(events: events))
             guard !changes.isEmpty else { return result }
-            try Self.validate(changes)
+            try validate(changes)
             var document = current.document
             document.apply(changes)
             try writeIfChanged(document, current: current)
@@ -184,18 +184,6 @@ public final class PlistBackend: Backend {
         } catch {
             state.withLock { $0.writesInProgress -= 1 }
             throw error
-        }
-    }
-
-    private static func validate(_ changes: BackendChanges) throws {
-        if changes.values.keys.contains(PlistDocument.metadataKey) {
-            throw StoreError.unrepresentable(
-                key: PlistDocument.metadataKey,
-                reason: "the key is reserved for StoredKit's metadata in plist files; choose another key")
-        }
-        if let version = changes.schemaVersion, version < 0 {
-            throw StoreError.unrepresentable(
-                key: PlistDocument.metadataKey, reason: "the schema version \(version) is negative")
         }
     }
 }
