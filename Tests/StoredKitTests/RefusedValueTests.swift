@@ -169,3 +169,14 @@ struct RefusedValueTests {
         #expect(reopened.schemaVersion == 0)
     }
 }
+
+extension RefusedValueTests {
+    @Test func aValueRefusedAtCommitDoesNotFailTheNextTransaction() throws {
+        let backend = CommitRefusingBackend(refusing: ["bad"])
+        let store = try PreferenceStore(backend)
+        store.set(1, forKey: "bad")
+        try store.transaction { tx in tx.set(2, forKey: "good") }
+        #expect(try backend.base.load().values == ["good": .int(2)])
+        #expect(store.storedValue(forKey: "bad") == nil)
+    }
+}

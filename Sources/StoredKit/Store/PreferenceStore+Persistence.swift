@@ -106,7 +106,11 @@ extension PreferenceStore {
     /// ```
     @discardableResult
     public func transaction<R>(_ body: (Transaction) throws -> R) throws -> R {
-        try flush()  // our earlier writes first, so the exclusive section starts from them
+        do {
+            try flush()  // our earlier writes first, so the exclusive section starts from them
+        } catch StoreError.refused {
+            // An earlier write the backend refused was dropped alone and reported; it is no reason to refuse this one.
+        }
         let result = try withBackendLock {
             let (outcome, fresh, staged) = try backend.withExclusiveAccess { fresh in
                 let transaction = Transaction(base: fresh.values, store: self)
