@@ -198,6 +198,32 @@ struct NestingLimitTests {
     }
 }
 
+extension NestingLimitTests {
+    /// Values built by hand far beyond the limit. Static, so that they are never released on the
+    /// small stack (releasing a deep tree is the runtime's recursion, not StoredKit's).
+    static let handBuilt = (
+        arrays: DeepValue.arrays(2_000), sameArrays: DeepValue.arrays(2_000),
+        otherArrays: DeepValue.arrays(2_000, innermost: .int(8)),
+        dictionaries: DeepValue.dictionaries(2_000), sameDictionaries: DeepValue.dictionaries(2_000)
+    )
+
+    @Test func comparingHashingAndPrintingAHandBuiltValueBeyondTheLimitDoNotRecurse() {
+        let outcome = onSmallStack {
+            let values = Self.handBuilt
+            return [
+                values.arrays == values.sameArrays, values.arrays != values.otherArrays,
+                values.dictionaries == values.sameDictionaries, values.dictionaries != values.arrays,
+                values.arrays.hashValue == values.sameArrays.hashValue,
+                values.dictionaries.hashValue == values.sameDictionaries.hashValue,
+                values.arrays.description.hasSuffix("(…)" + String(repeating: ")", count: StoredValue.maximumDepth)),
+                StoredValue.canonicallySorted([values.otherArrays, values.arrays]).count == 2,
+                values.arrays.isNested(deeperThan: StoredValue.maximumDepth),
+            ]
+        }
+        #expect(outcome.allSatisfy { $0 }, "\(outcome)")
+    }
+}
+
 /// Arrays of arrays through `encode(to:)`'s unkeyed containers, `depth` levels deep.
 struct DeepArrays: Encodable {
     let depth: Int
