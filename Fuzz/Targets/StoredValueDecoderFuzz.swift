@@ -79,6 +79,13 @@ struct FuzzValueReader {
 
     mutating func value(depth: Int) -> StoredValue {
         let tag = byte()
+        if tag == 0xFF {
+            // Deep nesting, around StoredValue.maximumDepth and beyond: `{"child": [...]}` levels
+            // (FuzzSettings recurses through them), built without recursion.
+            var nested = value(depth: 7)
+            for _ in 0..<Int(byte()) { nested = .dictionary(["child": .array([nested])]) }
+            return nested
+        }
         switch depth > 6 ? tag % 7 : tag % 12 {
         case 0: return .bool(tag & 0x80 != 0)
         case 1: return .int(Int64(Int8(bitPattern: byte())))

@@ -55,7 +55,8 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
     private static func exitCode(for error: StoreError) -> ExitCode {
         if error.isCorruption { return .corruptStore }
         switch error {
-        case .typeMismatch, .unrepresentable, .keyExists, .unsupportedFile, .notStoredKitDatabase, .restoredWithoutHeader:
+        case .typeMismatch, .unrepresentable, .refused, .keyExists, .unsupportedFile, .notStoredKitDatabase,
+            .restoredWithoutHeader:
             return .invalidInput
         default: return .inputOutput
         }

@@ -187,10 +187,11 @@ struct PlistCodecTests {
     }
 
     @Test func nestingIsLimitedWhenReadingAndWriting() throws {
-        let allowed = String(repeating: "<array>", count: 512) + String(repeating: "</array>", count: 512)
+        let depth = PlistCodec.maximumDepth
+        let allowed = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
         #expect(throws: Never.self) { try decode(allowed) }
         let tooDeep = String(repeating: "<array>", count: 100_000)
-        #expect(corruptReason(tooDeep) == "containers nested deeper than 512 levels at byte 3584")
+        #expect(corruptReason(tooDeep) == "containers nested deeper than \(depth) levels at byte \(depth * 7)")
         var value = StoredValue.int(1)
         for _ in 0..<600 { value = .array([value]) }
         for format in [PlistFormat.xml, .binary] {

@@ -140,6 +140,6 @@ struct PlistRobustnessTests {
         for field in [UInt64(offsets.count), 0, tableStart] {
             bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: field >> ($0 * 8)) }
         }
-        #expect(corruptReason(Data(bytes))?.hasPrefix("containers nested deeper than 512 levels") == true)
+        #expect(corruptReason(Data(bytes))?.hasPrefix("containers nested deeper than \(PlistCodec.maximumDepth) levels") == true)
     }
 }

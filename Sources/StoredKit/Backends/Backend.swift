@@ -31,11 +31,32 @@ public protocol Backend: AnyObject, Sendable {
     /// Reads everything. Called at open and whenever ``startWatching(_:)`` signalled a change.
     func load() throws -> BackendSnapshot
 
+    /// Throws when this backend cannot hold `value` under `key` (a reserved key, a value its format
+    /// has no form for), preferably ``StoreError/refused(key:reason:)``. The default accepts everything.
+    ///
+    /// The engine asks before it accepts a write (`set`, transactions, `update`, migrations), after
+    /// checking ``StoredValue/maximumDepth`` itself: a refused `set` is reported as
+    /// ``StoreEvent/encodingFailed(key:reason:)`` and changes nothing, a refused transaction or
+    /// migration throws and commits nothing. So what a backend accepts here, it must commit and
+    /// load again.
+    ///
+    /// ```swift
+    /// func validate(_ value: StoredValue, forKey key: String) throws {
+    ///     if key.isEmpty { throw StoreError.refused(key: key, reason: "empty keys are not supported") }
+    /// }
+    /// ```
+    func validate(_ value: StoredValue, forKey key: String) throws
+
     /// Commits a batch atomically (all of it or none of it), durably as `changes.durability` asks.
     ///
     /// Returns the complete data after the commit when the backend noticed that another
     /// process had changed it since the last load (so the engine can merge those changes),
     /// or `nil` when its view was current.
+    ///
+    /// To refuse one key's value, throw ``StoreError/refused(key:reason:)`` naming it and commit
+    /// nothing: the engine drops that write (its memory goes back to the committed value, observers
+    /// are told, the refusal is reported) and commits the rest again. Any other error is taken as
+    /// transient (disk full, a lock timeout): the whole batch stays pending and is retried.
     func commit(_ changes: BackendChanges) throws -> BackendSnapshot?
 
     /// Runs `body` on the freshest data while holding cross-process exclusion, commits the
@@ -49,6 +70,15 @@ public protocol Backend: AnyObject, Sendable {
 
     /// Stops the calls started by ``startWatching(_:)``.
     func stopWatching()
+}
+
+extension Backend {
+    /// Accepts every value; override it where the format cannot hold some (see the requirement).
+    ///
+    /// ```swift
+    /// try MemoryBackend().validate(.int(1), forKey: "a")  // accepted
+    /// ```
+    public func validate(_ value: StoredValue, forKey key: String) throws {}
 }
 
 /// Everything a backend holds: the values and the schema version that migrations maintain.

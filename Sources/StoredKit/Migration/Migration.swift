@@ -71,7 +71,7 @@ struct MigrationRunner {
         let outcome = try backend.withExclusiveAccess { fresh -> (BackendChanges, Outcome) in
             // Another process may have migrated between our load and taking the exclusive section.
             guard fresh.schemaVersion < latest else { return (BackendChanges(), .current(fresh)) }
-            return try migrate(fresh, to: latest)
+            return try migrate(fresh, to: latest, admittedBy: backend)
         }
         switch outcome {
         case .current(let fresh):
@@ -93,14 +93,22 @@ struct MigrationRunner {
         }
     }
 
-    /// Runs every migration above `fresh.schemaVersion` on one staged copy; throws before anything is committed.
-    private func migrate(_ fresh: BackendSnapshot, to latest: Int) throws -> (BackendChanges, Outcome) {
+    /// Runs every migration above `fresh.schemaVersion` on one staged copy; throws before anything is
+    /// committed. Each migration's writes pass the checks of a `set` (``Backend/admit(_:forKey:)``):
+    /// a value the store cannot hold fails that migration, naming it.
+    private func migrate(
+        _ fresh: BackendSnapshot, to latest: Int, admittedBy backend: any Backend
+    ) throws -> (BackendChanges, Outcome) {
         var context = MigrationContext(values: fresh.values)
         var cleanups: [(migration: Migration, cleanup: () throws -> Void)] = []
         for migration in migrations where migration.version > fresh.schemaVersion {
+            let before = context.staging.values
             do {
                 try migration.body(&context)
                 if let failure = context.staging.failure { throw failure }
+                for (key, value) in context.staging.values where before[key] != value {
+                    try backend.admit(value, forKey: key)
+                }
             } catch {
                 throw StoreError.migrationFailed(version: migration.version, name: migration.name, underlying: error)
             }

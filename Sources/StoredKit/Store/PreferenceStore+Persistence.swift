@@ -34,40 +34,33 @@ extension PreferenceStore {
     /// Commits every write made so far; when it returns, they are on disk.
     ///
     /// On failure (disk full, permissions) the writes stay in memory and pending, and the
-    /// next flush retries them.
+    /// next flush retries them. A value the backend refuses at commit is dropped alone: the rest
+    /// is committed, its key goes back to the committed value (observers are told), and the
+    /// refusal is reported and thrown as ``StoreError/refused(key:reason:)``.
     ///
     /// ```swift
     /// store.set(1, forKey: "a")
     /// try store.flush()
     /// ```
     public func flush() throws {
+        let refusals: [StoreError]
         do {
-            try withBackendLock {
+            refusals = try withBackendLock {
                 let batch = state.withLock { state in
                     state.flushScheduled = false
                     defer { state.pending.removeAll() }
                     return state.pending
                 }
-                guard !batch.isEmpty else { return }
-                do {
-                    if let fresh = try backend.commit(BackendChanges(values: batch, durability: durability)) {
-                        merge(fresh, origin: .external)
-                    }
-                } catch {
-                    // Keep what failed pending, unless a newer local write replaced it meanwhile.
-                    state.withLock { state in
-                        for (key, value) in batch where state.pending.index(forKey: key) == nil {
-                            state.pending[key] = .some(value)
-                        }
-                    }
-                    throw StoreError(error, path: backend.location, operation: "commit")
-                }
+                guard !batch.isEmpty else { return [] }
+                return try commitRefusingAlone(batch)
             }
         } catch let error as StoreError {
             report(.commitFailed(error))
             throw error
         }
+        for case .refused(let key, let reason) in refusals { report(.encodingFailed(key: key, reason: reason)) }
         deliverChanges()
+        if let refusal = refusals.first { throw refusal }
     }
 
     /// Runs `body` while holding the backend lock. (`Mutex.withLock` wants a `sending` result,
@@ -113,7 +106,11 @@ extension PreferenceStore {
     /// ```
     @discardableResult
     public func transaction<R>(_ body: (Transaction) throws -> R) throws -> R {
-        try flush()  // our earlier writes first, so the exclusive section starts from them
+        do {
+            try flush()  // our earlier writes first, so the exclusive section starts from them
+        } catch StoreError.refused {
+            // An earlier write the backend refused was dropped alone and reported; it is no reason to refuse this one.
+        }
         let result = try withBackendLock {
             let (outcome, fresh, staged) = try backend.withExclusiveAccess { fresh in
                 let transaction = Transaction(base: fresh.values, store: self)

@@ -27,6 +27,8 @@ final class ReadOnlyBackend: Backend {
 
     func load() throws -> BackendSnapshot { try base.load() }
 
+    func validate(_ value: StoredValue, forKey key: String) throws { try base.validate(value, forKey: key) }
+
     func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
         guard changes.isEmpty else { throw StoreError.readOnly(path: base.location) }
         return nil

@@ -177,7 +177,7 @@ public final class PreferenceStore: Sendable {
     /// Applies a local change in memory, queues it for the backend and notifies observers.
     /// A value equal to what is stored changes nothing: no notification, no backend write.
     func apply(_ newValue: StoredValue?, forKey key: String) {
-        if refuseIfReadOnly(newValue, forKey: key) { return }
+        if refuseIfReadOnly(newValue, forKey: key) || !admitLocalWrite(newValue, forKey: key) { return }
         let changedSlots = state.withLock { state -> [KeySlot]? in
             var slots: [KeySlot] = []
             guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return nil }

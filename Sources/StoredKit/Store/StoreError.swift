@@ -16,6 +16,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case typeMismatch(key: String, expected: String, found: String)
     /// A value cannot be represented as a ``StoredValue`` (for example `nil` inside an array).
     case unrepresentable(key: String, reason: String)
+    /// The backend cannot hold this value under `key` (a reserved key, a value its format has no
+    /// form for, one nested deeper than ``StoredValue/maximumDepth``); it was not written.
+    case refused(key: String, reason: String)
     /// A store file could not be parsed. When the policy is quarantine, `quarantinedAt` is where it was moved.
     case corruptFile(path: String, reason: String, quarantinedAt: String?)
     /// A store file is intact and well-formed, but holds something StoredKit cannot read (a UID,
@@ -111,6 +114,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Key '\(key)' holds \(found), not \(expected). Write the key with the new type or remove it."
         case .unrepresentable(let key, let reason):
             "Value for '\(key)' cannot be stored: \(reason)."
+        case .refused(let key, let reason):
+            "The value for '\(key)' was refused: \(reason). It was not written; the key keeps its previous value."
         case .corruptFile(let path, let reason, let quarantinedAt):
             if let quarantinedAt {
                 "'\(path)' is corrupt (\(reason)); it was moved to '\(quarantinedAt)' and the store opened empty."

@@ -54,12 +54,21 @@ public final class Transaction: PreferenceAccess {
         return base[key] != nil
     }
 
-    /// Stages a write; `nil` removes the key.
+    /// Stages a write; `nil` removes the key. A value the store cannot hold (nested deeper than
+    /// ``StoredValue/maximumDepth``, refused by the backend) makes the whole transaction fail.
     ///
     /// ```swift
     /// tx.setStoredValue(.int(1), forKey: "a")
     /// ```
     public func setStoredValue(_ value: StoredValue?, forKey key: String) {
+        if let value {
+            do {
+                try store.backend.admit(value, forKey: key)
+            } catch {
+                if failure == nil { failure = error }
+                return
+            }
+        }
         staged[key] = .some(value)
     }
 

@@ -13,7 +13,7 @@
 struct StoredCodingKeyStack: ~Copyable {
     private var storage: UnsafeMutablePointer<any CodingKey>
     private var capacity: Int
-    private var count = 0
+    private(set) var count = 0
 
     init() {
         capacity = 8

@@ -51,6 +51,13 @@ enum StoredCodingPath {
         return result
     }
 
+    /// ``string(_:)`` shortened in the middle when it is long (a value nested too deep has a path
+    /// of hundreds of keys): `next.next.next…(129 keys)…next`.
+    static func abbreviated(_ path: [any CodingKey]) -> String {
+        guard path.count > 6 else { return string(path) }
+        return string(Array(path.prefix(3))) + "…(\(path.count) keys)…" + string(Array(path.suffix(1)))
+    }
+
     /// `parentPath` followed by `key`, built only when an error needs it.
     static func string(_ parentPath: [any CodingKey], appending key: (any CodingKey)?) -> String {
         guard let key else { return string(parentPath) }

@@ -71,20 +71,53 @@ extension StoredValue: Equatable {
     /// StoredValue.double(.nan) == .double(.nan)  //=> true
     /// ```
     public static func == (lhs: StoredValue, rhs: StoredValue) -> Bool {
+        isEqual(lhs, rhs, depth: 0)
+    }
+
+    /// `==` for values `depth` levels down. Beyond ``maximumDepth`` (a value built by hand: none
+    /// deeper gets into a store) it goes on with a work list instead of recursing.
+    private static func isEqual(_ lhs: StoredValue, _ rhs: StoredValue, depth: Int) -> Bool {
         switch (lhs, rhs) {
-        case (.bool(let a), .bool(let b)): a == b
-        case (.int(let a), .int(let b)): a == b
-        case (.uint(let a), .uint(let b)): a == b
-        case (.int(let a), .uint(let b)), (.uint(let b), .int(let a)): a >= 0 && UInt64(a) == b
-        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
-        case (.string(let a), .string(let b)): a == b
-        case (.data(let a), .data(let b)): a == b
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.uint(let a), .uint(let b)): return a == b
+        case (.int(let a), .uint(let b)), (.uint(let b), .int(let a)): return a >= 0 && UInt64(a) == b
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
+        case (.string(let a), .string(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
         case (.date(let a), .date(let b)):
-            a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
-        case (.array(let a), .array(let b)): a == b
-        case (.dictionary(let a), .dictionary(let b)): a == b
-        default: false
+            return a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
+        case (.array(let a), .array(let b)):
+            guard a.count == b.count else { return false }
+            if depth >= maximumDepth { return isEqualWithoutRecursion(lhs, rhs) }
+            return zip(a, b).allSatisfy { isEqual($0, $1, depth: depth + 1) }
+        case (.dictionary(let a), .dictionary(let b)):
+            guard a.count == b.count else { return false }
+            if depth >= maximumDepth { return isEqualWithoutRecursion(lhs, rhs) }
+            return a.allSatisfy { key, value in b[key].map { isEqual(value, $0, depth: depth + 1) } ?? false }
+        default: return false
         }
+    }
+
+    private static func isEqualWithoutRecursion(_ lhs: StoredValue, _ rhs: StoredValue) -> Bool {
+        var pending = [(lhs, rhs)]
+        while let (left, right) = pending.popLast() {
+            switch (left, right) {
+            case (.array(let a), .array(let b)):
+                guard a.count == b.count else { return false }
+                pending.append(contentsOf: zip(a, b))
+            case (.dictionary(let a), .dictionary(let b)):
+                guard a.count == b.count else { return false }
+                for (key, value) in a {
+                    guard let other = b[key] else { return false }
+                    pending.append((value, other))
+                }
+            default:
+                // Scalars, or a container against something else: no recursion either way.
+                guard isEqual(left, right, depth: 0) else { return false }
+            }
+        }
+        return true
     }
 }
 
@@ -95,6 +128,12 @@ extension StoredValue: Hashable {
     /// Set<StoredValue>([.int(1), .uint(1)]).count  //=> 1
     /// ```
     public func hash(into hasher: inout Hasher) {
+        hash(into: &hasher, depth: 0)
+    }
+
+    /// Containers deeper than ``maximumDepth`` (built by hand) hash by their size alone, so
+    /// hashing never recurses further; equal values still hash equally.
+    private func hash(into hasher: inout Hasher, depth: Int) {
         switch self {
         case .bool(let value): hasher.combine(0); hasher.combine(value)
         case .int(let value): hasher.combine(1); hasher.combine(value)
@@ -105,8 +144,24 @@ extension StoredValue: Hashable {
         case .string(let value): hasher.combine(3); hasher.combine(value)
         case .data(let value): hasher.combine(4); hasher.combine(value)
         case .date(let value): hasher.combine(5); hasher.combine(value.timeIntervalSinceReferenceDate.bitPattern)
-        case .array(let value): hasher.combine(6); hasher.combine(value)
-        case .dictionary(let value): hasher.combine(7); hasher.combine(value)
+        case .array(let values):
+            hasher.combine(6)
+            hasher.combine(values.count)
+            guard depth < Self.maximumDepth else { return }
+            for value in values { value.hash(into: &hasher, depth: depth + 1) }
+        case .dictionary(let values):
+            hasher.combine(7)
+            hasher.combine(values.count)
+            guard depth < Self.maximumDepth else { return }
+            // Order-independent, as the dictionary's own hash: each entry hashed alone, then combined.
+            var combined = 0
+            for (key, value) in values {
+                var entry = Hasher()
+                entry.combine(key)
+                value.hash(into: &entry, depth: depth + 1)
+                combined ^= entry.finalize()
+            }
+            hasher.combine(combined)
         }
     }
 }
@@ -118,6 +173,12 @@ extension StoredValue: CustomStringConvertible {
     /// StoredValue.array([.int(1), .string("a")]).description  //=> (1, "a")
     /// ```
     public var description: String {
+        rendered(depth: 0)
+    }
+
+    /// ``description`` of a value `depth` levels down; containers deeper than ``maximumDepth``
+    /// (built by hand) show as `(…)` and `{…}` instead of recursing further.
+    private func rendered(depth: Int) -> String {
         switch self {
         case .bool(let value): value ? "true" : "false"
         case .int(let value): String(value)
@@ -126,9 +187,13 @@ extension StoredValue: CustomStringConvertible {
         case .string(let value): quoted(value)
         case .data(let value): "<" + value.map { String(format: "%02x", $0) }.joined() + ">"
         case .date(let value): value.formatted(.iso8601)
-        case .array(let values): "(" + values.map(\.description).joined(separator: ", ") + ")"
+        case .array where depth >= Self.maximumDepth: "(…)"
+        case .dictionary where depth >= Self.maximumDepth: "{…}"
+        case .array(let values): "(" + values.map { $0.rendered(depth: depth + 1) }.joined(separator: ", ") + ")"
         case .dictionary(let values):
-            "{" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ") + "}"
+            "{"
+                + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value.rendered(depth: depth + 1))" }
+                .joined(separator: "; ") + "}"
         }
     }
 

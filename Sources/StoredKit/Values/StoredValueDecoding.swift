@@ -19,6 +19,8 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     @exclusivity(unchecked) private var keys = StoredCodingKeyStack()
     /// The path to the decoder's own root (empty but for separate decoders).
     private let rootPath: [any CodingKey]
+    /// How many values are above the decoder's own root (`rootPath.count`).
+    private let rootDepth: Int
     /// The keyed containers made so far, one per key type, when ``reusesContainers``.
     @exclusivity(unchecked) private var keyedContainers: [MadeContainer] = []
     /// Whether a keyed container, once made, is handed out again for the same key type. A
@@ -31,6 +33,7 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     init(value: StoredValue?, codingPath: [any CodingKey] = [], reusesContainers: Bool = false) {
         self.value = value
         self.rootPath = codingPath
+        rootDepth = codingPath.count
         self.reusesContainers = reusesContainers
         if reusesContainers { keyedContainers.reserveCapacity(4) }
     }
@@ -48,9 +51,13 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
     }
 
     /// Runs `body` with `value` (at `key`) as the value being decoded, then makes the current
-    /// value current again, also when `body` throws.
+    /// value current again, also when `body` throws. A container nested deeper than
+    /// ``StoredValue/maximumDepth`` is refused before it is entered, so a value built by hand
+    /// cannot drive a recursive `init(from:)` into a stack overflow.
     @inline(__always)
-    func entering<Result>(_ value: StoredValue, key: some CodingKey, _ body: () throws -> Result) rethrows -> Result {
+    func entering<Result>(_ value: StoredValue, key: some CodingKey, _ body: () throws -> Result) throws -> Result {
+        // The entered value is a child of the current one: a container there is this many levels deep.
+        if rootDepth + keys.count + 2 > StoredValue.maximumDepth, value.isContainer { throw tooDeep(key) }
         var outerValue: StoredValue? = value
         swap(&self.value, &outerValue)
         keys.push(key)
@@ -59,6 +66,13 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
             swap(&self.value, &outerValue)
         }
         return try body()
+    }
+
+    private func tooDeep(_ key: some CodingKey) -> StoreError {
+        .typeMismatch(
+            key: StoredCodingPath.abbreviated(codingPath + [key]),
+            expected: "a value at most \(StoredValue.maximumDepth) levels deep (StoredValue.maximumDepth)",
+            found: "deeper nesting")
     }
 
     /// A decoder of its own for the nested `value` at `key`, for callers that may use it after

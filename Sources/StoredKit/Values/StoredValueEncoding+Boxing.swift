@@ -15,6 +15,7 @@ extension StoredValueEncoding {
         if let kind = StoredScalarKind(T.self) {
             return try scalarValue(kind, value, key: { key })
         }
+        try checkContainerDepth()
         if Self.mayBeCollection(T.self), let direct = value as? any StoredDirectEncodable {
             return try direct.encodeDirectly(node: StoredValueEncoding(parent: self, key: key))
         }
@@ -95,6 +96,7 @@ protocol StoredDirectEncodable {
 
 extension Array: StoredDirectEncodable where Element: Encodable {
     func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue {
+        try node.checkContainerDepth()
         if Element.self == String.self {
             return .array(unsafeBitCast(self, to: [String].self).map { .string($0) })
         }
@@ -120,6 +122,7 @@ extension Array: StoredDirectEncodable where Element: Encodable {
 /// as a change (nor rewrite the file).
 extension Set: StoredDirectEncodable where Element: Encodable {
     func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue {
+        try node.checkContainerDepth()
         var values: [StoredValue] = []
         values.reserveCapacity(count)
         for (offset, element) in enumerated() {
@@ -138,6 +141,7 @@ extension Set: StoredDirectEncodable where Element: Encodable {
 
 extension Dictionary: StoredDirectEncodable where Key == String, Value: Encodable {
     func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue {
+        try node.checkContainerDepth()
         // `mapValues` keeps the hash table as it is (no rehashing). It visits the entries in the
         // dictionary's own order, so walking `keys` alongside names each entry.
         let keys = self.keys

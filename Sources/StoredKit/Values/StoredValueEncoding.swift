@@ -29,6 +29,8 @@ final class StoredValueEncoding: Encoder, SingleValueEncodingContainer {
 
     let parent: StoredValueEncoding?
     let key: (any CodingKey)?
+    /// How many encoders are above this one; a container it holds is `depth + 1` levels deep.
+    let depth: Int
     // The run-time exclusivity check of a class's `var` showed up at several percent of encoding
     // time. These are only ever accessed one at a time (no `inout` spans a call that could touch
     // them again), so the static checks are enough.
@@ -44,6 +46,18 @@ final class StoredValueEncoding: Encoder, SingleValueEncodingContainer {
     init(parent: StoredValueEncoding?, key: (any CodingKey)?) {
         self.parent = parent
         self.key = key
+        depth = parent.map { $0.depth + 1 } ?? 0
+    }
+
+    /// Throws when a container held by this encoder would be nested deeper than
+    /// ``StoredValue/maximumDepth``. Called before each nested value is encoded, so a value that
+    /// recurses (a linked list of classes) is refused after at most that many levels, not after
+    /// it has exhausted the stack.
+    @inline(__always)
+    func checkContainerDepth() throws(StoreError) {
+        guard depth < StoredValue.maximumDepth else {
+            throw StoreError.unrepresentable(key: StoredCodingPath.abbreviated(codingPath), reason: StoredValue.tooDeepReason)
+        }
     }
 
     var codingPath: [any CodingKey] {
@@ -107,8 +121,12 @@ final class StoredValueEncoding: Encoder, SingleValueEncodingContainer {
         case .empty: return .dictionary([:])
         case .value(let value): return value
         case .null: return nil
-        case .keyed: return try finishKeyed()
-        case .unkeyed: return try finishUnkeyed()
+        case .keyed:
+            try checkContainerDepth()
+            return try finishKeyed()
+        case .unkeyed:
+            try checkContainerDepth()
+            return try finishUnkeyed()
         }
     }
 

@@ -4,9 +4,6 @@ extension StoredValueJSON {
     /// A byte-level recursive-descent JSON reader that produces ``StoredValue``s directly, so no
     /// type is lost through `Any` (unlike `JSONSerialization`, which cannot tell `1` from `1.0`).
     struct Parser {
-        /// Deep enough for any real preference, shallow enough that hostile input cannot exhaust the stack.
-        static let maximumDepth = 512
-
         let bytes: [UInt8]
         let source: String
         var index = 0
@@ -24,8 +21,10 @@ extension StoredValueJSON {
             while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
         }
 
+        /// A value inside `depth` arrays and objects. Containers deeper than
+        /// ``StoredValue/maximumDepth`` are refused before they are entered, so hostile input cannot
+        /// exhaust the stack, and whatever StoredKit stores reads back.
         mutating func parseValue(depth: Int) throws -> StoredValue {
-            guard depth < Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth) levels") }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of text") }
             switch bytes[index] {
@@ -63,7 +62,12 @@ extension StoredValueJSON {
             return true
         }
 
+        private func tooDeep() -> StoreError {
+            error(StoredValue.tooDeepReason)
+        }
+
         private mutating func parseArray(depth: Int) throws -> StoredValue {
+            guard depth < StoredValue.maximumDepth else { throw tooDeep() }
             index += 1
             var elements: [StoredValue] = []
             if consume(UInt8(ascii: "]")) { return .array(elements) }
@@ -74,11 +78,17 @@ extension StoredValueJSON {
             return .array(elements)
         }
 
+        /// An object one level beyond the limit is read only as far as telling whether it is a
+        /// tagged scalar (`{"$date": …}` stands for a date at `depth`, not a dictionary).
         private mutating func parseObject(depth: Int) throws -> StoredValue {
+            guard depth <= StoredValue.maximumDepth else { throw tooDeep() }
             let start = index
             index += 1
             var members: [String: StoredValue] = [:]
-            if consume(UInt8(ascii: "}")) { return .dictionary(members) }
+            if consume(UInt8(ascii: "}")) {
+                guard depth < StoredValue.maximumDepth else { throw tooDeep() }
+                return .dictionary(members)
+            }
             repeat {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
@@ -87,6 +97,12 @@ extension StoredValueJSON {
                 members[key] = try parseValue(depth: depth + 1)
             } while consume(UInt8(ascii: ","))
             try expect(UInt8(ascii: "}"))
+            let value = try untagged(members, at: start)
+            if depth == StoredValue.maximumDepth, value.isContainer { throw tooDeep() }
+            return value
+        }
+
+        private mutating func untagged(_ members: [String: StoredValue], at start: Int) throws -> StoredValue {
             guard members.count == 1, let (key, value) = members.first, key.hasPrefix("$") else { return .dictionary(members) }
             return try untag(key: key, value: value, at: start)
         }

@@ -110,7 +110,7 @@ public final class PlistBackend: Backend {
     /// ```
     public func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
         guard !changes.isEmpty else { return nil }
-        try Self.validate(changes)
+        try validate(changes)
         openIfNeeded()
         try FileSystem.createDirectories(directory)
         return try lock.withLock { try applyHoldingLock(changes, to: try currentFileHoldingLock()) }
@@ -136,7 +136,7 @@ public final class PlistBackend: Backend {
             let current = try currentFileHoldingLock()
             let (changes, result) = try body(current.file.document.snapshot(events: current.events))
             guard !changes.isEmpty else { return result }
-            try Self.validate(changes)
+            try validate(changes)
             _ = try applyHoldingLock(changes, to: current)
             return result
         }
@@ -200,17 +200,5 @@ public final class PlistBackend: Backend {
         guard let identity = written else { return false }
         state.withLock { $0.loaded = LoadedFile(document: document, identity: identity) }
         return true
-    }
-
-    private static func validate(_ changes: BackendChanges) throws {
-        if changes.values.keys.contains(PlistDocument.metadataKey) {
-            throw StoreError.unrepresentable(
-                key: PlistDocument.metadataKey,
-                reason: "the key is reserved for StoredKit's metadata in plist files; choose another key")
-        }
-        if let version = changes.schemaVersion, version < 0 {
-            throw StoreError.unrepresentable(
-                key: PlistDocument.metadataKey, reason: "the schema version \(version) is negative")
-        }
     }
 }

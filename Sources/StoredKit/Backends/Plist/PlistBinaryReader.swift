@@ -7,8 +7,6 @@ import Foundation
 /// strings) are decoded once and reused, and the expanded size is capped so a file of shared
 /// containers cannot blow up exponentially.
 struct PlistBinaryReader {
-    /// Deeper nesting is rejected so a hostile file cannot exhaust the stack.
-    static let maximumDepth = 512
     private static let trailerLength = 32
     private static let headerLength = 8
 
@@ -89,6 +87,19 @@ struct PlistBinaryReader {
             try count(cached.weight, object: index)
             return cached
         }
+        let start = try objectStart(index)
+        let countBefore = expandedCount
+        let value = try objectValue(at: start, index: index)
+        try count(1, object: index)
+        let result = Decoded(value: value, weight: expandedCount - countBefore)
+        decoded[index] = result
+        return result
+    }
+
+    /// Where object `index` starts, checked. Its own function, like the other checks on the way
+    /// down: a debug build gives every temporary of a function a stack slot of its own, and
+    /// those of error messages in the recursive functions would multiply by the nesting depth.
+    private func objectStart(_ index: Int) throws(StoreError) -> Int {
         guard !inProgress[index] else { throw failure("object \(index) contains itself (reference cycle)") }
         let offsetEntry = offsetTableStart + index * offsetSize
         let offset = bigEndianInteger(at: offsetEntry, size: offsetSize)
@@ -96,13 +107,18 @@ struct PlistBinaryReader {
             throw failure(
                 "object \(index) has offset \(offset), outside the object area (offset table entry at byte \(offsetEntry))")
         }
-        let start = Int(offset)
-        let countBefore = expandedCount
-        let value = try objectValue(at: start, index: index)
-        try count(1, object: index)
-        let result = Decoded(value: value, weight: expandedCount - countBefore)
-        decoded[index] = result
-        return result
+        return Int(offset)
+    }
+
+    /// The entry count of the container at `start` and where its references start, checked to
+    /// lie inside the object data (`tables` of them: 1 for an array, 2 for a dictionary).
+    private func containerLayout(at start: Int, tables: Int) throws(StoreError) -> (count: Int, referencesStart: Int) {
+        let (count, referencesStart) = try lengthAndStart(at: start)
+        let kind = tables == 1 ? "array" : "dictionary"
+        for table in 0..<tables {
+            try requireReferences(count, at: referencesStart + table * count * referenceSize, for: "\(kind) at byte \(start)")
+        }
+        return (count, referencesStart)
     }
 
     private mutating func count(_ weight: Int, object index: Int) throws(StoreError) {
@@ -112,7 +128,18 @@ struct PlistBinaryReader {
         }
     }
 
+    /// Containers are told apart here and scalars read in a function of their own, so that each
+    /// level of nesting costs only this small frame (a debug build gives every temporary of a
+    /// function its own stack slot, and the scalar cases have many).
     private mutating func objectValue(at start: Int, index: Int) throws(StoreError) -> StoredValue {
+        switch bytes[start] >> 4 {
+        case 0xA: try array(at: start, index: index)
+        case 0xD: try dictionary(at: start, index: index)
+        default: try scalarValue(at: start)
+        }
+    }
+
+    private mutating func scalarValue(at start: Int) throws(StoreError) -> StoredValue {
         let marker = bytes[start]
         let lowNibble = Int(marker & 0x0F)
         switch marker >> 4 {
@@ -152,10 +179,6 @@ struct PlistBinaryReader {
             return .string(String(decoding: text, as: UTF8.self))
         case 0x6:
             return .string(try utf16String(at: start))
-        case 0xA:
-            return try array(at: start, index: index)
-        case 0xD:
-            return try dictionary(at: start, index: index)
         case 0x8:
             throw unsupported("a UID (an NSKeyedArchiver object reference) at byte \(start)")
         default:
@@ -201,8 +224,7 @@ struct PlistBinaryReader {
     }
 
     private mutating func array(at start: Int, index: Int) throws(StoreError) -> StoredValue {
-        let (count, referencesStart) = try lengthAndStart(at: start)
-        try requireReferences(count, at: referencesStart, for: "array at byte \(start)")
+        let (count, referencesStart) = try containerLayout(at: start, tables: 1)
         try enterContainer(index, at: start)
         defer { leaveContainer(index) }
         var items = [StoredValue]()
@@ -214,29 +236,36 @@ struct PlistBinaryReader {
     }
 
     private mutating func dictionary(at start: Int, index: Int) throws(StoreError) -> StoredValue {
-        let (count, keysStart) = try lengthAndStart(at: start)
-        try requireReferences(count, at: keysStart, for: "dictionary at byte \(start)")
+        let (count, keysStart) = try containerLayout(at: start, tables: 2)
         let valuesStart = keysStart + count * referenceSize
-        try requireReferences(count, at: valuesStart, for: "dictionary at byte \(start)")
         try enterContainer(index, at: start)
         defer { leaveContainer(index) }
         var entries = [String: StoredValue](minimumCapacity: count)
         for entry in 0..<count {
-            let keyReference = try reference(at: keysStart + entry * referenceSize)
-            guard case .string(let key) = try object(keyReference).value else {
-                throw failure("dictionary at byte \(start) has a non-string key (object \(keyReference))")
-            }
+            let key = try key(at: keysStart + entry * referenceSize, inDictionaryAt: start)
             entries[key] = try object(try reference(at: valuesStart + entry * referenceSize)).value
         }
         return .dictionary(entries)
     }
 
-    private mutating func enterContainer(_ index: Int, at start: Int) throws(StoreError) {
-        guard depth < Self.maximumDepth else {
-            throw failure("containers nested deeper than \(Self.maximumDepth) levels at byte \(start)")
+    /// The key whose reference is at `position` (a string object, never a container).
+    private mutating func key(at position: Int, inDictionaryAt start: Int) throws(StoreError) -> String {
+        let keyReference = try reference(at: position)
+        guard case .string(let key) = try object(keyReference).value else {
+            throw failure("dictionary at byte \(start) has a non-string key (object \(keyReference))")
         }
+        return key
+    }
+
+    private mutating func enterContainer(_ index: Int, at start: Int) throws(StoreError) {
+        guard depth < PlistCodec.maximumDepth else { throw tooDeep(at: start) }
         depth += 1
         inProgress[index] = true
+    }
+
+    // Its own function: the message's temporaries would otherwise sit in every level's frame.
+    private func tooDeep(at start: Int) -> StoreError {
+        failure("containers nested deeper than \(PlistCodec.maximumDepth) levels at byte \(start)")
     }
 
     private mutating func leaveContainer(_ index: Int) {

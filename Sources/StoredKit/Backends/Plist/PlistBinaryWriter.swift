@@ -6,9 +6,6 @@ import Foundation
 /// no second pass over the output is needed; the top object is therefore the last one, which the
 /// trailer records. Equal ASCII strings (mostly repeated keys) are stored once.
 struct PlistBinaryWriter {
-    /// Deeper values are refused rather than risking the stack; the reader has the same limit.
-    static let maximumDepth = 512
-
     private var output: [UInt8] = Array("bplist00".utf8)
     private var offsets: [Int] = []
     private var referenceSize = 1
@@ -48,8 +45,9 @@ struct PlistBinaryWriter {
     }
 
     private static func checkDepth(_ depth: Int, key: String) throws(StoreError) {
-        guard depth < maximumDepth else {
-            throw StoreError.unrepresentable(key: key, reason: "containers nested deeper than \(maximumDepth) levels")
+        guard depth < PlistCodec.maximumDepth else {
+            throw StoreError.unrepresentable(
+                key: key, reason: "containers nested deeper than \(PlistCodec.maximumDepth) levels (PlistCodec.maximumDepth)")
         }
     }
 

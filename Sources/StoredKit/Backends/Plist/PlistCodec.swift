@@ -8,6 +8,15 @@ import Foundation
 /// try PlistCodec.decode(data, path: "/tmp/app.plist")  //=> .dictionary(["volume": .double(0.5)])
 /// ```
 public enum PlistCodec {
+    /// The deepest nesting a plist file may hold: a store's root dictionary around values of up to
+    /// ``StoredValue/maximumDepth``. Readers refuse deeper files before descending, writers deeper
+    /// values, so neither can exhaust the stack.
+    ///
+    /// ```swift
+    /// PlistCodec.maximumDepth  //=> 129
+    /// ```
+    public static let maximumDepth = StoredValue.maximumDepth + 1
+
     /// Parses a plist file, detecting the format: a `bplist` header means binary, anything else XML.
     ///
     /// Throws ``StoreError/corruptFile(path:reason:quarantinedAt:)`` naming `path` and the byte where
@@ -29,7 +38,7 @@ public enum PlistCodec {
     ///
     /// XML keeps dates to whole seconds (Foundation's parser rejects fractions) and writes every NaN as
     /// `nan`; binary is exact. Throws ``StoreError/unrepresentable(key:reason:)`` for containers nested
-    /// deeper than 512 levels, and in XML for non-finite dates.
+    /// deeper than ``maximumDepth``, and in XML for dates it has no text for.
     ///
     /// ```swift
     /// let data = try PlistCodec.encode(.array([.bool(true)]), format: .binary)

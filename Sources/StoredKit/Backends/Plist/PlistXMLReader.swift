@@ -5,9 +5,6 @@ import Foundation
 /// A hand-written scanner rather than `XMLParser`: no callbacks, no `Any`, no intermediate strings for
 /// numbers, and every error names the byte offset where the file stopped making sense.
 struct PlistXMLReader {
-    /// Deeper nesting is rejected so a hostile file cannot exhaust the stack.
-    static let maximumDepth = 512
-
     private struct StartTag {
         let element: PlistXMLElement
         let isEmpty: Bool
@@ -86,7 +83,18 @@ struct PlistXMLReader {
 
     // MARK: Values
 
+    /// Containers are told apart here and scalars read in a function of their own, so that each
+    /// level of nesting costs only small frames (a debug build gives every temporary of a
+    /// function its own stack slot, and the scalar cases have many).
     private mutating func readValue(_ tag: StartTag) throws(StoreError) -> StoredValue {
+        switch tag.element {
+        case .dictionary: try readDictionary(tag)
+        case .array: try readArray(tag)
+        default: try readScalar(tag)
+        }
+    }
+
+    private mutating func readScalar(_ tag: StartTag) throws(StoreError) -> StoredValue {
         switch tag.element {
         case .dictionary: return try readDictionary(tag)
         case .array: return try readArray(tag)
@@ -149,16 +157,23 @@ struct PlistXMLReader {
                 pendingEntries.removeSubrange(base...)
                 return .dictionary(result)
             }
-            let keyTag = try readStartTag()
-            guard keyTag.element == .key else {
-                throw failure("expected <key> but found <\(keyTag.element.name)> at byte \(keyTag.offset)")
-            }
-            let key = keyTag.isEmpty ? "" : try readText(closing: .key)
-            try skipMarkup(allowingDeclarations: false)
-            try requireElementStart(inside: tag)
-            guard !isAtEndTag else { throw failure("key '\(key)' has no value (byte \(position))") }
+            let key = try readKey(inside: tag)
             pendingEntries.append((key, try readValue(try readStartTag())))
         }
+    }
+
+    /// A dictionary's next `<key>` and the markup up to its value (a function of its own to keep
+    /// the recursive frame of ``readDictionary(_:)`` small).
+    private mutating func readKey(inside tag: StartTag) throws(StoreError) -> String {
+        let keyTag = try readStartTag()
+        guard keyTag.element == .key else {
+            throw failure("expected <key> but found <\(keyTag.element.name)> at byte \(keyTag.offset)")
+        }
+        let key = keyTag.isEmpty ? "" : try readText(closing: .key)
+        try skipMarkup(allowingDeclarations: false)
+        try requireElementStart(inside: tag)
+        guard !isAtEndTag else { throw failure("key '\(key)' has no value (byte \(position))") }
+        return key
     }
 
     private mutating func readArray(_ tag: StartTag) throws(StoreError) -> StoredValue {
@@ -180,8 +195,8 @@ struct PlistXMLReader {
     }
 
     private mutating func enterContainer(_ tag: StartTag) throws(StoreError) {
-        guard depth < Self.maximumDepth else {
-            throw failure("containers nested deeper than \(Self.maximumDepth) levels at byte \(tag.offset)")
+        guard depth < PlistCodec.maximumDepth else {
+            throw failure("containers nested deeper than \(PlistCodec.maximumDepth) levels at byte \(tag.offset)")
         }
         depth += 1
     }

@@ -3,9 +3,6 @@ import Foundation
 /// Writes a ``StoredValue`` as an XML property list laid out exactly as Foundation lays it out
 /// (header, DOCTYPE, tab indentation, sorted keys), so files are deterministic and diff cleanly.
 struct PlistXMLWriter {
-    /// Deeper values are refused rather than risking the stack; the reader has the same limit.
-    static let maximumDepth = 512
-
     private var output: [UInt8] = []
     private var currentKey = ""
 
@@ -87,8 +84,10 @@ struct PlistXMLWriter {
     }
 
     private func checkDepth(_ indentation: Int) throws(StoreError) {
-        guard indentation < Self.maximumDepth else {
-            throw StoreError.unrepresentable(key: currentKey, reason: "containers nested deeper than \(Self.maximumDepth) levels")
+        guard indentation < PlistCodec.maximumDepth else {
+            throw StoreError.unrepresentable(
+                key: currentKey,
+                reason: "containers nested deeper than \(PlistCodec.maximumDepth) levels (PlistCodec.maximumDepth)")
         }
     }
 

@@ -255,7 +255,7 @@ extension SQLiteBackend {
         let now = Date().timeIntervalSince1970
         for (key, value) in changes.values {
             if let value {
-                let (type, column) = SQLiteValueColumns.columns(for: value)
+                let (type, column) = try SQLiteValueColumns.columns(for: value, key: key)
                 try connection.withStatement(SQLiteSchema.upsert) { statement in
                     try statement.bind(.text(key), .text(type), column, .real(now), .integer(sequence))
                     try statement.run()

@@ -16,9 +16,14 @@ import Foundation
 /// | `date` | TEXT, ISO 8601 UTC with exact fractional seconds: `datetime(value)` works (see ``StoredValueText``) |
 /// | `array`, `dictionary` | TEXT, the JSON of ``StoredValueJSON``: `json_extract(value, '$.tabs')` works |
 enum SQLiteValueColumns {
-    /// The `type` and `value` columns for `value`.
-    static func columns(for value: StoredValue) -> (type: String, value: SQLiteColumnValue) {
-        switch value {
+    /// The `type` and `value` columns for `value`, stored under `key`. A value nested deeper than
+    /// ``StoredValue/maximumDepth`` is refused: its JSON would not read back (the engine refuses
+    /// it at `set` already; this guards direct callers of the backend).
+    static func columns(for value: StoredValue, key: String) throws(StoreError) -> (type: String, value: SQLiteColumnValue) {
+        if value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
+            throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)
+        }
+        return switch value {
         case .bool(let flag): ("bool", .integer(flag ? 1 : 0))
         case .int(let number): ("int", .integer(number))
         case .uint(let number):

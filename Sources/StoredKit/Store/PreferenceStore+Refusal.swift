@@ -1,0 +1,98 @@
+/// How a value the backend cannot hold is refused alone: at `set` when that can be known
+/// (``Backend/validate(_:forKey:)`` and the nesting limit), at commit otherwise, and never by
+/// holding back the writes committed with it.
+extension Backend {
+    /// The checks every write passes before the engine accepts it: the nesting limit of
+    /// ``StoredValue/maximumDepth``, then the backend's own ``validate(_:forKey:)``.
+    func admit(_ value: StoredValue, forKey key: String) throws(StoreError) {
+        // A scalar cannot be too deep, and most backends accept every value: the common write costs a switch.
+        if value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
+            throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)
+        }
+        do {
+            try validate(value, forKey: key)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.refused(key: key, reason: "\(error)")
+        }
+    }
+}
+
+extension StoreError {
+    /// What to say after "Value for 'key' was not stored:" for a refused write.
+    var refusalReason: String {
+        if case .refused(_, let reason) = self { return reason }
+        return description
+    }
+}
+
+extension PreferenceStore {
+    /// Admits a local write of `value` (`nil`, a removal, always passes); a refusal is reported
+    /// as ``StoreEvent/encodingFailed(key:reason:)``. Returns whether the write may go ahead.
+    func admitLocalWrite(_ value: StoredValue?, forKey key: String) -> Bool {
+        guard let value else { return true }
+        do {
+            try backend.admit(value, forKey: key)
+            return true
+        } catch {
+            report(.encodingFailed(key: key, reason: error.refusalReason))
+            return false
+        }
+    }
+
+    /// Commits `batch` (called holding the backend lock). A key the backend refuses with
+    /// ``StoreError/refused(key:reason:)`` is dropped, its memory value goes back to the
+    /// committed one, and the rest is committed again; the refusals are returned. Any other
+    /// failure keeps what was not committed pending (for the next flush) and is thrown.
+    func commitRefusingAlone(_ batch: [String: StoredValue?]) throws -> [StoreError] {
+        var remaining = batch
+        var refusals: [String: StoreError] = [:]
+        var fresh: BackendSnapshot?
+        while !remaining.isEmpty {
+            do {
+                fresh = try backend.commit(BackendChanges(values: remaining, durability: durability))
+                break
+            } catch StoreError.refused(let key, let reason) where remaining.index(forKey: key) != nil {
+                remaining.removeValue(forKey: key)
+                refusals[key] = .refused(key: key, reason: reason)
+            } catch {
+                // Keep what failed pending, unless a newer local write replaced it meanwhile.
+                state.withLock { state in
+                    for (key, value) in remaining where state.pending.index(forKey: key) == nil {
+                        state.pending[key] = .some(value)
+                    }
+                }
+                throw StoreError(error, path: backend.location, operation: "commit")
+            }
+        }
+        if let fresh { merge(fresh, origin: .external) }
+        if !refusals.isEmpty { restoreCommitted(Set(refusals.keys), from: fresh) }
+        return refusals.keys.sorted().compactMap { refusals[$0] }
+    }
+
+    /// Puts the committed values of `keys` back into memory (telling observers), for writes the
+    /// backend refused. Keys written again meanwhile keep the newer write.
+    private func restoreCommitted(_ keys: Set<String>, from fresh: BackendSnapshot?) {
+        let committed: BackendSnapshot
+        if let fresh {
+            committed = fresh
+        } else {
+            do {
+                committed = try backend.load()
+            } catch {
+                // Memory keeps the refused value until the next reload brings the committed one.
+                report(.reloadFailed(StoreError(error, path: backend.location, operation: "read")))
+                return
+            }
+        }
+        let changedSlots = state.withLock { state -> [KeySlot] in
+            var slots: [KeySlot] = []
+            for key in keys where state.pending.index(forKey: key) == nil {
+                state.change(key, to: committed.values[key], origin: .local, slots: &slots)
+            }
+            return slots
+        }
+        for slot in changedSlots { slot.markChanged() }
+    }
+}
