@@ -103,5 +103,5 @@ public enum BackendConformance {
     /// BackendConformance.checks.count  //=> 16
     /// ```
     public static let checks: [Check] =
-        RoundTripChecks.all + CommitChecks.all + SharingChecks.all + CorruptionChecks.all
+        RoundTripChecks.all + CommitChecks.all + SharingChecks.all + CorruptionChecks.all + LimitChecks.all
 }

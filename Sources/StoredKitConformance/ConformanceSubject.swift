@@ -26,6 +26,10 @@ public protocol ConformanceSubject: Sendable {
     /// Damages the stored data as a crash or a failing disk would, so that the next open finds
     /// it unreadable. Required with ``BackendCapabilities/detectsCorruption``.
     func damage() throws
+
+    /// Values within the nesting limit that this backend cannot hold (a reserved key, a date its
+    /// format has no text for), each of which it must refuse alone. Empty when it holds everything.
+    var valuesItCannotHold: [(key: String, value: StoredValue)] { get }
 }
 
 extension ConformanceSubject {
@@ -37,6 +41,13 @@ extension ConformanceSubject {
     public func openBackend() throws -> any Backend {
         try openBackend(corruption: .quarantine)
     }
+
+    /// A backend that holds every value within the nesting limit.
+    ///
+    /// ```swift
+    /// subject.valuesItCannotHold  //=> []
+    /// ```
+    public var valuesItCannotHold: [(key: String, value: StoredValue)] { [] }
 
     /// Subjects without ``BackendCapabilities/detectsCorruption`` have nothing to damage.
     ///

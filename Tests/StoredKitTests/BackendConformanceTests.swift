@@ -48,6 +48,14 @@ struct BuiltInSubject: ConformanceSubject {
         }
     }
 
+    var valuesItCannotHold: [(key: String, value: StoredValue)] {
+        switch kind {
+        case .memory, .sqlite: []
+        case .plistBinary: [("StoredKit.metadata", .int(1))]
+        case .plistXML: [("StoredKit.metadata", .int(1)), ("far future", .date(Date(timeIntervalSinceReferenceDate: 1e300)))]
+        }
+    }
+
     /// Overwrites the start of the file, where both formats keep what identifies them.
     func damage() throws {
         let handle = try FileHandle(forWritingTo: file)
