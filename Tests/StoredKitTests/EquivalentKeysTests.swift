@@ -36,3 +36,41 @@ struct EquivalentKeysTests {
         #expect(rows.contains("636166C3A9|composed") && rows.contains("63616665CC81|decomposed"))
     }
 }
+
+/// The plist side: a file another program wrote with both spellings keeps both through a rewrite.
+@Suite("Plist keys equal only up to Unicode normalisation")
+struct PlistEquivalentKeysTests {
+    @Test(arguments: ["equivalent-keys.plist", "equivalent-keys.bplist"])
+    func readsTheFirstKeepsTheOtherThroughARewriteAndSaysSo(_ name: String) throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("prefs.plist")
+        try ForeignFileTests.bytes(name).write(to: url)
+        let format: PlistFormat = name.hasSuffix(".bplist") ? .binary : .xml
+        let store = try PreferenceStore(.plist(at: url, format: format), durability: .immediate)
+        // plistlib sorts by code point, so the decomposed spelling comes first in the file.
+        #expect(store.value(forKey: EquivalentKeysTests.composed, as: String.self) == "decomposed")
+        #expect(store.keys.count == 2)
+        let events = store.recentEvents.filter { if case .equivalentKeys = $0 { true } else { false } }
+        #expect(events.count == 1)
+        #expect(events.first.map { "\($0)".contains("\"caf\\u{E9}\"") } == true)
+
+        store.set("after", forKey: "after")
+        store.set("changed", forKey: EquivalentKeysTests.decomposed)
+        var equivalentKeys = PlistEquivalentKeys()
+        let rewritten = try PlistCodec.decode(Data(contentsOf: url), path: url.path, equivalentKeys: &equivalentKeys)
+        guard case .dictionary(let root) = rewritten else {
+            Issue.record("the rewritten file's root is \(rewritten.typeName)")
+            return
+        }
+        #expect(root["after"] == .string("after"))
+        #expect(root[EquivalentKeysTests.decomposed] == .string("changed"))
+        let hidden = try #require(equivalentKeys.hiddenRootEntries.first)
+        #expect(Array(hidden.key.utf8) == Array(EquivalentKeysTests.composed.utf8))
+        #expect(hidden.value == .string("composed"))
+        if format == .xml {
+            let bytes = try Data(contentsOf: url)
+            #expect(bytes.firstRange(of: Data(EquivalentKeysTests.composed.utf8)) != nil)
+            #expect(bytes.firstRange(of: Data(EquivalentKeysTests.decomposed.utf8)) != nil)
+        }
+    }
+}

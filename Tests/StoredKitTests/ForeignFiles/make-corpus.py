@@ -37,6 +37,10 @@ FILES = {
     # Valid files holding what StoredKit cannot store.
     "uid.bplist": plistlib.dumps({"object": plistlib.UID(7)}, fmt=plistlib.FMT_BINARY),
     "integer-beyond-64-bits.plist": xml(b"<dict><key>big</key><integer>1180591620717411303424</integer></dict>"),
+    # Keys equal only up to Unicode normalisation: two keys to plistlib, one to Swift.
+    "equivalent-keys.plist": plistlib.dumps({"caf\u00e9": "composed", "cafe\u0301": "decomposed", "other": 1}),
+    "equivalent-keys.bplist": plistlib.dumps(
+        {"caf\u00e9": "composed", "cafe\u0301": "decomposed", "other": 1}, fmt=plistlib.FMT_BINARY),
     # Zero bytes: what a crash or `touch` leaves.
     "empty.plist": b"",
 }

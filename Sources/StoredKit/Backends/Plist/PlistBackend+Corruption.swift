@@ -5,7 +5,7 @@ extension PlistBackend {
     func readFile(holdingLock: Bool) throws -> (LoadedFile, [StoreEvent]) {
         let reason: String
         switch try parseFile() {
-        case .success(let file): return (file, [])
+        case .success(let file): return (file, file.document.equivalentKeys.events(path: path))
         case .failure(let failure): reason = failure.reason
         }
         guard corruptionPolicy == .quarantine else {
@@ -16,7 +16,7 @@ extension PlistBackend {
             return try lock.withLock {
                 // Someone may have repaired or replaced the file while this process waited for the lock.
                 switch try parseFile() {
-                case .success(let file): return (file, [])
+                case .success(let file): return (file, file.document.equivalentKeys.events(path: path))
                 case .failure(let failure): return try quarantine(reason: failure.reason)
                 }
             }

@@ -27,6 +27,7 @@ struct PlistBinaryReader {
     private var expandedCount = 0
     private let expandedLimit: Int
     private var depth = 0
+    private var equivalentKeys = PlistEquivalentKeys()
 
     private init(bytes: UnsafeBufferPointer<UInt8>, path: String) {
         self.bytes = bytes
@@ -43,7 +44,16 @@ struct PlistBinaryReader {
 
     /// Parses a whole binary plist; `path` only names the file in errors.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(StoreError) -> StoredValue {
+        var equivalentKeys = PlistEquivalentKeys()
+        return try read(bytes, path: path, equivalentKeys: &equivalentKeys)
+    }
+
+    /// ``read(_:path:)``, also collecting keys equal only up to Unicode normalisation.
+    static func read(
+        _ bytes: UnsafeBufferPointer<UInt8>, path: String, equivalentKeys: inout PlistEquivalentKeys
+    ) throws(StoreError) -> StoredValue {
         var reader = PlistBinaryReader(bytes: bytes, path: path)
+        defer { equivalentKeys = reader.equivalentKeys }
         let topObject = try reader.readTrailer()
         return try reader.object(topObject).value
     }
@@ -243,7 +253,8 @@ struct PlistBinaryReader {
         var entries = [String: StoredValue](minimumCapacity: count)
         for entry in 0..<count {
             let key = try key(at: keysStart + entry * referenceSize, inDictionaryAt: start)
-            entries[key] = try object(try reference(at: valuesStart + entry * referenceSize)).value
+            let value = try object(try reference(at: valuesStart + entry * referenceSize)).value
+            equivalentKeys.insert(value, forKey: key, into: &entries, atRoot: depth == 1)
         }
         return .dictionary(entries)
     }

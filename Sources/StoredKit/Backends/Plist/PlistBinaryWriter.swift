@@ -15,14 +15,25 @@ struct PlistBinaryWriter {
     /// strings, and sharing those would silently change the bytes of one of them.
     private var asciiStringIndices: [String: Int] = [:]
 
-    /// Encodes `value` as a complete binary plist.
-    static func encode(_ value: StoredValue) throws(StoreError) -> [UInt8] {
-        let objectLimit = try objectCountUpperBound(value, depth: 0, key: "")
+    /// Encodes `value` as a complete binary plist; `hiddenRootEntries` (keys equal to a root key
+    /// only up to Unicode normalisation) are written back beside the key they follow.
+    static func encode(
+        _ value: StoredValue, hiddenRootEntries: [PlistEquivalentKeys.Entry] = []
+    ) throws(StoreError) -> [UInt8] {
+        var objectLimit = try objectCountUpperBound(value, depth: 0, key: "")
+        for entry in hiddenRootEntries {
+            objectLimit += 1 + (try objectCountUpperBound(entry.value, depth: 1, key: entry.key))
+        }
         var writer = PlistBinaryWriter()
         writer.referenceSize = byteCount(UInt64(objectLimit - 1))
         writer.output.reserveCapacity(objectLimit * 8 + 64)
         writer.offsets.reserveCapacity(objectLimit)
-        let top = writer.write(value)
+        let top: Int
+        if !hiddenRootEntries.isEmpty, case .dictionary(let entries) = value {
+            top = writer.writeDictionary(PlistEquivalentKeys.ordered(entries, with: hiddenRootEntries))
+        } else {
+            top = writer.write(value)
+        }
         return writer.finish(topObject: top)
     }
 
@@ -86,19 +97,23 @@ struct PlistBinaryWriter {
             appendPendingReferences(from: base)
             return index
         case .dictionary(let entries):
-            let sorted = entries.sorted { $0.key < $1.key }
-            let base = pendingReferences.count
-            for (key, _) in sorted { pendingReferences.append(write(key)) }
-            for (_, entry) in sorted { pendingReferences.append(write(entry)) }
-            let index = beginObject()
-            appendMarker(0xD, count: sorted.count)
-            appendPendingReferences(from: base)
-            return index
+            return writeDictionary(entries.sorted { $0.key < $1.key })
         default:
             let index = beginObject()
             appendScalar(value)
             return index
         }
+    }
+
+    /// Writes a dictionary whose entries are already in writing order; returns its object index.
+    private mutating func writeDictionary(_ sorted: [(key: String, value: StoredValue)]) -> Int {
+        let base = pendingReferences.count
+        for (key, _) in sorted { pendingReferences.append(write(key)) }
+        for (_, entry) in sorted { pendingReferences.append(write(entry)) }
+        let index = beginObject()
+        appendMarker(0xD, count: sorted.count)
+        appendPendingReferences(from: base)
+        return index
     }
 
     private mutating func appendScalar(_ value: StoredValue) {

@@ -27,10 +27,18 @@ public enum PlistCodec {
     /// //=> throws: 'a.plist' is corrupt (unexpected end of file at byte 27; expected </plist>). ...
     /// ```
     public static func decode(_ data: Data, path: String) throws -> StoredValue {
+        var equivalentKeys = PlistEquivalentKeys()
+        return try decode(data, path: path, equivalentKeys: &equivalentKeys)
+    }
+
+    /// ``decode(_:path:)``, also collecting dictionary keys equal only up to Unicode normalisation.
+    static func decode(_ data: Data, path: String, equivalentKeys: inout PlistEquivalentKeys) throws -> StoredValue {
         try data.withUnsafeBytes { (raw) throws(StoreError) -> StoredValue in
             let bytes = raw.bindMemory(to: UInt8.self)
-            if PlistBinaryReader.hasMagic(bytes) { return try PlistBinaryReader.read(bytes, path: path) }
-            return try PlistXMLReader.read(bytes, path: path)
+            if PlistBinaryReader.hasMagic(bytes) {
+                return try PlistBinaryReader.read(bytes, path: path, equivalentKeys: &equivalentKeys)
+            }
+            return try PlistXMLReader.read(bytes, path: path, equivalentKeys: &equivalentKeys)
         }
     }
 
@@ -45,9 +53,17 @@ public enum PlistCodec {
     /// data.count  //=> 45
     /// ```
     public static func encode(_ value: StoredValue, format: PlistFormat) throws -> Data {
+        try encode(value, format: format, hiddenRootEntries: [])
+    }
+
+    /// ``encode(_:format:)`` writing `hiddenRootEntries` into the root dictionary too, each right
+    /// after the key it hides behind, so a file read with them gives them back byte for byte.
+    static func encode(
+        _ value: StoredValue, format: PlistFormat, hiddenRootEntries: [PlistEquivalentKeys.Entry]
+    ) throws -> Data {
         switch format {
-        case .xml: Data(try PlistXMLWriter.encode(value))
-        case .binary: Data(try PlistBinaryWriter.encode(value))
+        case .xml: Data(try PlistXMLWriter.encode(value, hiddenRootEntries: hiddenRootEntries))
+        case .binary: Data(try PlistBinaryWriter.encode(value, hiddenRootEntries: hiddenRootEntries))
         }
     }
 }

@@ -16,6 +16,9 @@ struct PlistDocument: Sendable, Equatable {
     var schemaVersion = 0
     /// Metadata entries this version does not know, kept so that a newer writer's data survives.
     var otherMetadata: [String: StoredValue] = [:]
+    /// Keys equal to another key only up to Unicode normalisation, as another program wrote them:
+    /// reads see the first, the root's others are written back unchanged.
+    var equivalentKeys = PlistEquivalentKeys()
 
     init() {}
 
@@ -23,7 +26,7 @@ struct PlistDocument: Sendable, Equatable {
     /// the bytes are not a property list or its root is not a dictionary.
     init(decoding data: Data, path: String) throws {
         guard !data.isEmpty else { return }
-        let decoded = try PlistCodec.decode(data, path: path)
+        let decoded = try PlistCodec.decode(data, path: path, equivalentKeys: &equivalentKeys)
         guard case .dictionary(var root) = decoded else {
             throw StoreError.corruptFile(
                 path: path, reason: "the root is \(decoded.typeName), not a dictionary", quarantinedAt: nil)
@@ -53,7 +56,7 @@ struct PlistDocument: Sendable, Equatable {
         var metadata = otherMetadata
         if schemaVersion > 0 { metadata[Self.schemaVersionKey] = .int(Int64(schemaVersion)) }
         if !metadata.isEmpty { root[Self.metadataKey] = .dictionary(metadata) }
-        return try PlistCodec.encode(.dictionary(root), format: format)
+        return try PlistCodec.encode(.dictionary(root), format: format, hiddenRootEntries: equivalentKeys.hiddenRootEntries)
     }
 
     mutating func apply(_ changes: BackendChanges) {

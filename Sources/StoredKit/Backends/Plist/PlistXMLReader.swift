@@ -15,6 +15,7 @@ struct PlistXMLReader {
     private let path: String
     private var position = 0
     private var depth = 0
+    private var equivalentKeys = PlistEquivalentKeys()
     /// Entries and items of the containers being read, innermost last: building each dictionary at its
     /// final size avoids rehashing as it grows, and the storage is reused across containers.
     private var pendingEntries: [(key: String, value: StoredValue)] = []
@@ -30,9 +31,18 @@ struct PlistXMLReader {
     /// The `encoding` of the XML declaration is honoured for UTF-8, ISO-8859-1 (Latin-1) and
     /// US-ASCII; a file declaring another encoding is refused with a message naming it.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(StoreError) -> StoredValue {
+        var equivalentKeys = PlistEquivalentKeys()
+        return try read(bytes, path: path, equivalentKeys: &equivalentKeys)
+    }
+
+    /// ``read(_:path:)``, also collecting keys equal only up to Unicode normalisation.
+    static func read(
+        _ bytes: UnsafeBufferPointer<UInt8>, path: String, equivalentKeys: inout PlistEquivalentKeys
+    ) throws(StoreError) -> StoredValue {
         switch try PlistXMLEncoding.declared(in: bytes, path: path) {
         case .utf8:
             var reader = PlistXMLReader(bytes: bytes, path: path)
+            defer { equivalentKeys = reader.equivalentKeys }
             return try reader.readDocument()
         case .latin1:
             // Every Latin-1 byte is the Unicode scalar of the same number: widen to UTF-8 once, then
@@ -42,6 +52,7 @@ struct PlistXMLReader {
             for byte in bytes { UTF8.encode(Unicode.Scalar(byte)) { utf8.append($0) } }
             return try utf8.withUnsafeBufferPointer { (converted) throws(StoreError) in
                 var reader = PlistXMLReader(bytes: converted, path: path)
+                defer { equivalentKeys = reader.equivalentKeys }
                 return try reader.readDocument()
             }
         }
@@ -152,8 +163,10 @@ struct PlistXMLReader {
             if isAtEndTag {
                 try readEndTag(of: .dictionary)
                 var result = [String: StoredValue](minimumCapacity: pendingEntries.count - base)
-                // Later duplicates win, as in Foundation.
-                for entry in pendingEntries[base...] { result[entry.key] = entry.value }
+                // Later exact duplicates win, as in Foundation; keys equal only up to normalisation keep the first.
+                for entry in pendingEntries[base...] {
+                    equivalentKeys.insert(entry.value, forKey: entry.key, into: &result, atRoot: depth == 1)
+                }
                 pendingEntries.removeSubrange(base...)
                 return .dictionary(result)
             }

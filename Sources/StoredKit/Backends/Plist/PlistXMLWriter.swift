@@ -6,8 +6,11 @@ struct PlistXMLWriter {
     private var output: [UInt8] = []
     private var currentKey = ""
 
-    /// Encodes `value` as a complete XML plist document in UTF-8.
-    static func encode(_ value: StoredValue) throws(StoreError) -> [UInt8] {
+    /// Encodes `value` as a complete XML plist document in UTF-8; `hiddenRootEntries` (keys equal
+    /// to a root key only up to Unicode normalisation) are written back beside the key they follow.
+    static func encode(
+        _ value: StoredValue, hiddenRootEntries: [PlistEquivalentKeys.Entry] = []
+    ) throws(StoreError) -> [UInt8] {
         var writer = PlistXMLWriter()
         writer.output.reserveCapacity(4_096)
         writer.append(
@@ -18,7 +21,11 @@ struct PlistXMLWriter {
 
             """
         )
-        try writer.write(value, indentation: 0)
+        if !hiddenRootEntries.isEmpty, case .dictionary(let entries) = value {
+            try writer.writeDictionary(PlistEquivalentKeys.ordered(entries, with: hiddenRootEntries), indentation: 0)
+        } else {
+            try writer.write(value, indentation: 0)
+        }
         writer.append("</plist>\n")
         return writer.output
     }
@@ -67,20 +74,28 @@ struct PlistXMLWriter {
             appendIndentation(indentation)
             append("</array>\n")
         case .dictionary(let entries):
-            guard !entries.isEmpty else { return append("<dict/>\n") }
-            try checkDepth(indentation)
-            append("<dict>\n")
-            for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
-                currentKey = key
-                appendIndentation(indentation + 1)
-                append("<key>")
-                appendEscaped(key)
-                append("</key>\n")
-                try write(entry, indentation: indentation + 1)
-            }
-            appendIndentation(indentation)
-            append("</dict>\n")
+            try writeDictionary(entries.sorted(by: { $0.key < $1.key }), indentation: indentation, indented: true)
         }
+    }
+
+    /// Writes a dictionary whose entries are already in writing order.
+    private mutating func writeDictionary(
+        _ entries: [(key: String, value: StoredValue)], indentation: Int, indented: Bool = false
+    ) throws(StoreError) {
+        if !indented { appendIndentation(indentation) }
+        guard !entries.isEmpty else { return append("<dict/>\n") }
+        try checkDepth(indentation)
+        append("<dict>\n")
+        for (key, entry) in entries {
+            currentKey = key
+            appendIndentation(indentation + 1)
+            append("<key>")
+            appendEscaped(key)
+            append("</key>\n")
+            try write(entry, indentation: indentation + 1)
+        }
+        appendIndentation(indentation)
+        append("</dict>\n")
     }
 
     private func checkDepth(_ indentation: Int) throws(StoreError) {
