@@ -186,7 +186,11 @@ enum ImportFile {
         }
         let value: StoredValue
         do {
-            value = try StoredValueJSON.decode(text, source: source)
+            // An object of keys lets each value nest as deep as a store holds it.
+            value =
+                firstByte == UInt8(ascii: "{")
+                ? .dictionary(try StoredValueJSON.decodeKeys(text, source: source))
+                : try StoredValueJSON.decode(text, source: source)
         } catch {
             throw CLIError(
                 .invalidInput,

@@ -6,11 +6,15 @@ extension StoredValueJSON {
     struct Parser {
         let bytes: [UInt8]
         let source: String
+        /// The deepest nesting read: ``StoredValue/maximumDepth``, one more for a document whose
+        /// root dictionary holds a store's keys (each value may be as deep as any stored value).
+        let limit: Int
         var index = 0
 
-        init(bytes: [UInt8], source: String) {
+        init(bytes: [UInt8], source: String, limit: Int = StoredValue.maximumDepth) {
             self.bytes = bytes
             self.source = source
+            self.limit = limit
         }
 
         func error(_ reason: String) -> StoreError {
@@ -67,7 +71,7 @@ extension StoredValueJSON {
         }
 
         private mutating func parseArray(depth: Int) throws -> StoredValue {
-            guard depth < StoredValue.maximumDepth else { throw tooDeep() }
+            guard depth < limit else { throw tooDeep() }
             index += 1
             var elements: [StoredValue] = []
             if consume(UInt8(ascii: "]")) { return .array(elements) }
@@ -81,12 +85,12 @@ extension StoredValueJSON {
         /// An object one level beyond the limit is read only as far as telling whether it is a
         /// tagged scalar (`{"$date": …}` stands for a date at `depth`, not a dictionary).
         private mutating func parseObject(depth: Int) throws -> StoredValue {
-            guard depth <= StoredValue.maximumDepth else { throw tooDeep() }
+            guard depth <= limit else { throw tooDeep() }
             let start = index
             index += 1
             var members: [String: StoredValue] = [:]
             if consume(UInt8(ascii: "}")) {
-                guard depth < StoredValue.maximumDepth else { throw tooDeep() }
+                guard depth < limit else { throw tooDeep() }
                 return .dictionary(members)
             }
             repeat {
@@ -98,7 +102,7 @@ extension StoredValueJSON {
             } while consume(UInt8(ascii: ","))
             try expect(UInt8(ascii: "}"))
             let value = try untagged(members, at: start)
-            if depth == StoredValue.maximumDepth, value.isContainer { throw tooDeep() }
+            if depth == limit, value.isContainer { throw tooDeep() }
             return value
         }
 

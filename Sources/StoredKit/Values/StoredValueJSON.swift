@@ -58,6 +58,24 @@ public enum StoredValueJSON {
         return value
     }
 
+    /// Reads a JSON object of store keys, as `stored export` writes it: the root dictionary is
+    /// not a stored value, so each value in it may nest as deep as ``StoredValue/maximumDepth``.
+    ///
+    /// ```swift
+    /// try StoredValueJSON.decodeKeys(#"{"volume": 0.5}"#, source: "backup.json")  //=> ["volume": .double(0.5)]
+    /// ```
+    public static func decodeKeys(_ text: String, source: String = "JSON text") throws -> [String: StoredValue] {
+        var parser = Parser(bytes: Array(text.utf8), source: source, limit: StoredValue.maximumDepth + 1)
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the value") }
+        guard case .dictionary(let keys) = value else {
+            throw StoreError.corruptFile(
+                path: source, reason: "the JSON holds \(value.typeName), not an object of keys", quarantinedAt: nil)
+        }
+        return keys
+    }
+
     private struct Writer {
         let prettyPrinted: Bool
         var bytes: [UInt8] = []
