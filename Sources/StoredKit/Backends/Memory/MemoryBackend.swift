@@ -16,6 +16,10 @@ public final class MemoryBackend: Backend {
     private final class Storage: Sendable {
         struct State {
             var snapshot: BackendSnapshot
+            /// Counts commits, so a backend knows whether it missed one before it started watching.
+            var revision = 0
+            /// The revision each backend last loaded.
+            var loadedRevisions: [ObjectIdentifier: Int] = [:]
             var watchers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         }
         let state: Mutex<State>
@@ -55,7 +59,10 @@ public final class MemoryBackend: Backend {
     /// try backend.load().values  //=> ["volume": 0.5]
     /// ```
     public func load() throws -> BackendSnapshot {
-        storage.state.withLock { $0.snapshot }
+        storage.state.withLock { state in
+            state.loadedRevisions[ObjectIdentifier(self)] = state.revision
+            return state.snapshot
+        }
     }
 
     /// Applies the batch and tells the other backends sharing these contents.
@@ -77,19 +84,26 @@ public final class MemoryBackend: Backend {
         let (result, others) = try storage.state.withLock { state -> (R, [@Sendable () -> Void]) in
             let (changes, result) = try body(state.snapshot)
             state.snapshot.apply(changes)
+            state.revision += 1
+            if state.loadedRevisions[me] == state.revision - 1 { state.loadedRevisions[me] = state.revision }
             return (result, state.watchers.filter { $0.key != me }.map(\.value))
         }
         for watcher in others { watcher() }
         return result
     }
 
-    /// Calls `onChange` after every commit made through another backend sharing these contents.
+    /// Calls `onChange` after every commit made through another backend sharing these contents,
+    /// and at once if one was made since this backend last loaded.
     ///
     /// ```swift
     /// try backend.startWatching { print("changed elsewhere") }
     /// ```
     public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
-        storage.state.withLock { $0.watchers[ObjectIdentifier(self)] = onChange }
+        let missedCommit = storage.state.withLock { state in
+            state.watchers[ObjectIdentifier(self)] = onChange
+            return state.loadedRevisions[ObjectIdentifier(self)].map { $0 != state.revision } ?? false
+        }
+        if missedCommit { onChange() }
     }
 
     /// Stops the calls started by ``startWatching(_:)``.
@@ -99,5 +113,12 @@ public final class MemoryBackend: Backend {
     /// ```
     public func stopWatching() {
         storage.state.withLock { $0.watchers[ObjectIdentifier(self)] = nil }
+    }
+
+    deinit {
+        storage.state.withLock { state in
+            state.watchers[ObjectIdentifier(self)] = nil
+            state.loadedRevisions[ObjectIdentifier(self)] = nil
+        }
     }
 }
