@@ -240,9 +240,12 @@ public final class SQLiteBackend: Backend {
     }
 
     /// Signals the engine if `data_version` moved since the last signal; returns whether it did.
+    /// A busy connection (a commit or load under way, which see other writers themselves) is
+    /// left to the next check: waiting would hold up every watcher of the process, which share
+    /// one thread, and keep this backend alive past its store's release.
     @discardableResult
     private func checkForExternalChange() -> Bool {
-        let callback = state.withLock { state -> (@Sendable () -> Void)? in
+        let checked = state.withLockIfAvailable { state -> (@Sendable () -> Void)? in
             guard let onChange = state.onChange, let connection = state.connection else { return nil }
             // A failing check is reported by the load the engine runs next, so signal it.
             guard let version = try? connection.dataVersion() else { return onChange }
@@ -250,6 +253,7 @@ public final class SQLiteBackend: Backend {
             state.signalledDataVersion = version
             return onChange
         }
+        let callback = checked ?? nil  // nil: busy, or nothing new
         callback?()
         return callback != nil
     }
