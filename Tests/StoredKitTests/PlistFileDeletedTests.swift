@@ -80,6 +80,23 @@ struct PlistFileDeletedTests {
         #expect(try PlistBackend(at: fixture.directory.file("prefs.plist")).load().values == ["c": .int(3)])
     }
 
+    /// A deleted file has no schema version: its data was reset, not migrated.
+    @Test func theResetOfAMigratedStoreIsExternalNotAMigration() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("prefs.plist")
+        let seed = Migration(version: 1, "seed") { m in m.set(1, forKey: "a") }
+        let store = try PreferenceStore(.plist(at: url), migrations: [seed])
+        #expect(store.schemaVersion == 1)
+        let changes = Recorder<Change>()
+        let token = store.changes.observeAll(into: changes)
+
+        try FileManager.default.removeItem(at: url)
+
+        #expect(await changes.wait { $0.contains { $0.key == "a" && $0.newValue == nil } })
+        #expect(changes.values.map(\.origin) == [.external])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func aPendingLocalWriteSurvivesTheReset() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.file("prefs.plist")

@@ -44,9 +44,10 @@ extension PreferenceStore.State {
 }
 
 extension PreferenceStore {
-    /// Calls `handler` for every change of `key`, from this store or from other processes. Handlers run in the order the changes happened, on the thread that made the
-    /// change (or on one already delivering), never under the store's lock, so they may read
-    /// and write the store.
+    /// Calls `handler` for every change of `key`, from this store or from other processes.
+    /// Handlers run in the order the changes happened, on the thread that made the change (or
+    /// on one already delivering), never under the store's lock, so they may read and write
+    /// the store.
     ///
     /// Observation lasts as long as the returned token: dropping it stops the handler at once.
     ///

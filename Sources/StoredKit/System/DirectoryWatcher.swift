@@ -13,7 +13,8 @@ final class DirectoryWatcher: Sendable {
 
     /// Starts watching `directory` for changes to any of `fileNames`.
     init(directory: String, fileNames: Set<String>, onChange: @escaping @Sendable () -> Void) throws {
-        subscription = Mutex(try InotifyHub.shared.subscribe(directory: directory, fileNames: fileNames, onChange: onChange))
+        let subscription = try InotifyHub.shared.subscribe(directory: directory, fileNames: fileNames, onChange: onChange)
+        self.subscription = Mutex(subscription)
     }
 
     /// True once the directory was removed or moved away: this watcher hears nothing more, and
