@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 SWIFTC=${SWIFTC:-swiftc}
 OUT=Fuzz/out
-FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -I Sources/CStoredSQLite)
+FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -package-name StoredKit -I Sources/CStoredSQLite)
 TARGETS=(plist-reader stored-value-json stored-value-decoder cli-value-parser)
 CLI_SOURCES=${CLI_SOURCES:-Sources/stored}
 

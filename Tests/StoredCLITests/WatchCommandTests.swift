@@ -12,8 +12,11 @@ struct WatchCommandTests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // A safety net only: a watcher that never sees its changes is stopped so the test fails instead of hanging.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
+        // A safety net only: a watcher that never sees its changes is stopped so the test fails instead of
+        // hanging. SIGKILL, because the test runner's children inherit a blocked SIGTERM.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         var announcement = Data()
         while !String(decoding: announcement, as: UTF8.self).contains("Watching") {
             let chunk = errors.fileHandleForReading.availableData

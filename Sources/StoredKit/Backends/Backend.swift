@@ -65,7 +65,9 @@ public protocol Backend: AnyObject, Sendable {
     func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R
 
     /// Starts calling `onChange` (on any thread, possibly spuriously) when the data may have
-    /// been changed by someone else. The engine then calls ``load()`` and diffs.
+    /// been changed by someone else. The engine then calls ``load()`` and diffs. The engine
+    /// calls this right after opening (observed or not) and ``stopWatching()`` when the store
+    /// is released; a change made since the last ``load()`` must still be signalled.
     func startWatching(_ onChange: @escaping @Sendable () -> Void) throws
 
     /// Stops the calls started by ``startWatching(_:)``.

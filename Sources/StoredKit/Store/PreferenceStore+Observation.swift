@@ -44,10 +44,10 @@ extension PreferenceStore.State {
 }
 
 extension PreferenceStore {
-    /// Calls `handler` for every change of `key`, from this store or (while observed) from other
-    /// processes. Handlers run in the order the changes happened, on the thread that made the
-    /// change (or on one already delivering), never under the store's lock, so they may read
-    /// and write the store.
+    /// Calls `handler` for every change of `key`, from this store or from other processes.
+    /// Handlers run in the order the changes happened, on the thread that made the change (or
+    /// on one already delivering), never under the store's lock, so they may read and write
+    /// the store.
     ///
     /// Observation lasts as long as the returned token: dropping it stops the handler at once.
     ///
@@ -139,25 +139,16 @@ extension PreferenceStore {
         initial: ((StoredValue?) -> Void)? = nil,
         _ callback: @escaping ObserverTable.Callback
     ) -> ObservationToken {
-        let (id, startWatching) = state.withLock { state in
+        let id = state.withLock { state in
             let id = state.observers.add(key: key, callback)
             if let key, let initial { initial(state.values[key] ?? state.registeredDefaults[key]) }
-            let startWatching = !state.isWatching
-            state.isWatching = true
-            return (id, startWatching)
+            return id
         }
-        if startWatching { watchBackend() }
         return ObservationToken { [weak self] in self?.removeObserver(id: id, key: key) }
     }
 
     private func removeObserver(id: Int, key: String?) {
-        let stopWatching = state.withLock { state in
-            state.observers.remove(id: id, key: key)
-            let stop = state.observers.isEmpty && state.isWatching
-            if stop { state.isWatching = false }
-            return stop
-        }
-        if stopWatching { backend.stopWatching() }
+        state.withLock { $0.observers.remove(id: id, key: key) }
     }
 
     /// Delivers queued changes. Only one thread delivers at a time, so observers see changes in
@@ -193,8 +184,9 @@ extension PreferenceStore {
         }
     }
 
-    /// Listens for other processes' changes while anyone observes.
-    private func watchBackend() {
+    /// Listens for other processes' changes from the open to the end of the store, observed or
+    /// not: reads and Observation trackers see them too. The backend holds the store weakly.
+    func watchBackend() {
         do {
             try backend.startWatching { [weak self] in self?.scheduleReload() }
         } catch {

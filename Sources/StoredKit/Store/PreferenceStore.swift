@@ -45,7 +45,6 @@ public final class PreferenceStore: Sendable {
         var flushScheduled = false
         var reloadScheduled = false
         var observers = ObserverTable()
-        var isWatching = false
         /// Changes waiting to be delivered, in the order they happened.
         var deliveries: [Delivery] = []
         var isDelivering = false
@@ -85,6 +84,7 @@ public final class PreferenceStore: Sendable {
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
         for event in snapshot.events { report(event) }
         StoreRegistry.shared.add(self)
+        watchBackend()
     }
 
     /// A fresh store that lives only in memory: for tests and previews.
@@ -104,6 +104,7 @@ public final class PreferenceStore: Sendable {
         let snapshot = (try? backend.load()) ?? BackendSnapshot()
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
         StoreRegistry.shared.add(self)
+        watchBackend()
     }
 
     deinit {
@@ -230,9 +231,10 @@ public final class PreferenceStore: Sendable {
     func merge(_ snapshot: BackendSnapshot, origin: Change.Origin) {
         let changedSlots = state.withLock { state -> [KeySlot] in
             var slots: [KeySlot] = []
-            // Data that arrives with a new schema version was changed by a migration (another process's open).
+            // Data that arrives with a newer schema version was changed by a migration (another
+            // process's open); an older one means the data was reset (a deleted file).
             let changeOrigin: Change.Origin =
-                origin == .external && snapshot.schemaVersion != state.schemaVersion ? .migration : origin
+                origin == .external && snapshot.schemaVersion > state.schemaVersion ? .migration : origin
             state.schemaVersion = snapshot.schemaVersion
             let keys = Set(state.values.keys).union(snapshot.values.keys)
             for key in keys where state.pending.index(forKey: key) == nil {

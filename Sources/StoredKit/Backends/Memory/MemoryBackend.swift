@@ -16,7 +16,8 @@ public final class MemoryBackend: Backend {
     private final class Storage: Sendable {
         struct State {
             var snapshot: BackendSnapshot
-            /// Counts commits, so each backend can tell whether another one committed since it last looked.
+            /// Counts commits, so each backend can tell whether another one committed since it last
+            /// looked: at its own commit, and when it starts watching.
             var revision = 0
             var watchers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         }
@@ -25,8 +26,8 @@ public final class MemoryBackend: Backend {
     }
 
     private let storage: Storage
-    /// The revision of the contents this backend last read or wrote.
-    private let seenRevision = Mutex(0)
+    /// The revision of the contents this backend last read or wrote; `nil` before the first.
+    private let seenRevision = Mutex<Int?>(nil)
 
     /// Always `"memory"`.
     ///
@@ -107,13 +108,18 @@ public final class MemoryBackend: Backend {
         return (result, after)
     }
 
-    /// Calls `onChange` after every commit made through another backend sharing these contents.
+    /// Calls `onChange` after every commit made through another backend sharing these contents,
+    /// and at once if one was made since this backend last loaded.
     ///
     /// ```swift
     /// try backend.startWatching { print("changed elsewhere") }
     /// ```
     public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
-        storage.state.withLock { $0.watchers[ObjectIdentifier(self)] = onChange }
+        let missedCommit = storage.state.withLock { state in
+            state.watchers[ObjectIdentifier(self)] = onChange
+            return seenRevision.withLock { $0 }.map { $0 != state.revision } ?? false
+        }
+        if missedCommit { onChange() }
     }
 
     /// Stops the calls started by ``startWatching(_:)``.
@@ -123,5 +129,9 @@ public final class MemoryBackend: Backend {
     /// ```
     public func stopWatching() {
         storage.state.withLock { $0.watchers[ObjectIdentifier(self)] = nil }
+    }
+
+    deinit {
+        storage.state.withLock { state in state.watchers[ObjectIdentifier(self)] = nil }
     }
 }

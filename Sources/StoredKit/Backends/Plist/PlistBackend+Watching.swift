@@ -10,14 +10,16 @@ extension PlistBackend {
     struct WatchState {
         var onChange: @Sendable () -> Void
         var timer: any DispatchSourceTimer
-        /// `nil` while the directory does not exist; the timer attaches it once it does.
+        /// `nil` while the directory does not exist; the timer attaches it once it does, and
+        /// replaces it once the directory was removed or moved and exists again.
         var watcher: DirectoryWatcher?
         /// The identity last reported, so a change the engine has not reloaded yet is reported once.
         var reportedIdentity: FileIdentity??
     }
 
-    /// Calls `onChange` when another process replaced the file: inotify on the directory,
-    /// plus a cheap `stat` every second as a safety net. This instance's own writes are not reported.
+    /// Calls `onChange` when another process replaced, deleted or moved the file: inotify on the
+    /// directory, plus a cheap `stat` every second as a safety net (which also re-attaches inotify
+    /// to a directory removed and made again). This instance's own writes are not reported.
     ///
     /// ```swift
     /// try backend.startWatching { print("someone else wrote the file") }
@@ -37,6 +39,8 @@ extension PlistBackend {
             timer.resume()
             state.watch = WatchState(onChange: onChange, timer: timer, watcher: watcher)
         }
+        // A write since the last load (before inotify was listening) is reported now, not in a second.
+        checkForExternalChange()
     }
 
     /// Stops the calls started by ``startWatching(_:)``.
@@ -60,20 +64,29 @@ extension PlistBackend {
         }
     }
 
+    /// Attaches inotify once the directory exists, and again after it was removed (or moved)
+    /// and made anew: a lost watch would otherwise leave only the one-second check.
     private func attachWatcherIfNeeded() {
-        guard state.withLock({ $0.watch != nil && $0.watch?.watcher == nil }) else { return }
+        // `nil`: not watching; `.some(nil)`: watching without inotify (no directory yet).
+        guard let current = state.withLock({ $0.watch.map { $0.watcher } }), current?.isLost ?? true else { return }
         guard let watcher = try? makeWatcherIfDirectoryExists() else { return }
         let attached = state.withLock { state -> Bool in
-            guard state.watch != nil, state.watch?.watcher == nil else { return false }
+            guard state.watch != nil, state.watch?.watcher === current else { return false }
             state.watch?.watcher = watcher
             return true
         }
-        if !attached { watcher.cancel() }
+        (attached ? current : watcher)?.cancel()
     }
 
-    /// Reports a change when the file's identity differs from what this instance last read or wrote.
+    /// Reports a change when the file's identity differs from what this instance last read or
+    /// wrote, including when the file was deleted or moved away (identity `nil`).
     private func checkForExternalChange() {
-        guard let identity = try? FileIdentity.of(path: path) else { return }
+        let identity: FileIdentity?
+        do {
+            identity = try FileIdentity.of(path: path)
+        } catch {
+            return  // the file cannot be inspected now (permissions); the next check tries again
+        }
         let onChange = state.withLock { state -> (@Sendable () -> Void)? in
             // During our own write the new file is on disk before `loaded` knows it; skip, the
             // write's caller already has that data and the timer re-checks afterwards.

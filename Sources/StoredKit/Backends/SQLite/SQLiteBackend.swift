@@ -240,10 +240,12 @@ public final class SQLiteBackend: Backend {
 
     /// Signals the engine if `data_version` moved since the last signal, or if the file was
     /// deleted or replaced (the engine's reload then opens the file now at the path); returns
-    /// whether it did.
+    /// whether it did. A busy connection (a commit or load under way, which see other writers
+    /// themselves) is left to the next check: waiting would hold up every watcher of the process,
+    /// which share one thread, and keep this backend alive past its store's release.
     @discardableResult
     private func checkForExternalChange() -> Bool {
-        let callback = state.withLock { state -> (@Sendable () -> Void)? in
+        let checked = state.withLockIfAvailable { state -> (@Sendable () -> Void)? in
             guard let onChange = state.onChange, let connection = state.connection else { return nil }
             let atPath = (try? FileIdentity.of(path: path)) ?? nil
             if !FileIdentity.sameFile(atPath, state.openedFile) {
@@ -257,6 +259,7 @@ public final class SQLiteBackend: Backend {
             state.signalledDataVersion = version
             return onChange
         }
+        let callback = checked ?? nil  // nil: busy, or nothing new
         callback?()
         return callback != nil
     }
