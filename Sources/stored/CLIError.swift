@@ -59,7 +59,7 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
         case .sqlite(_, let code, _):
             // SQLITE_CORRUPT (11) and SQLITE_NOTADB (26), with or without an extended code.
             [11, 26].contains(code & 0xFF) ? .corruptStore : .inputOutput
-        case .io, .unsupportedSQLite, .migrationFailed, .newerSchemaVersion, .invalidMigrations, .readOnly:
+        case .io, .postgres, .unsupportedSQLite, .migrationFailed, .newerSchemaVersion, .invalidMigrations, .readOnly:
             .inputOutput
         }
     }
