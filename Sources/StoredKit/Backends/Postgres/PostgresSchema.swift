@@ -8,7 +8,8 @@
 /// - `storedkit_removed_keys`: one tombstone per removed key with the revision that removed it,
 ///   so a store reads only what changed since the revision it last saw.
 ///
-/// Every write notifies channel `storedkit` with payload `<revision> <namespace>` once, at commit.
+/// Every write notifies channel `storedkit` with payload `<revision> <namespace>` once, at commit;
+/// a trigger does the same for hand edits (see ``handEditTrigger``).
 /// Everything is created on first open under `pg_advisory_xact_lock`, so processes opening a
 /// fresh database together all succeed. Namespaces and keys are always bound parameters.
 ///
@@ -54,11 +55,45 @@ enum PostgresSchema {
             PRIMARY KEY (namespace, key)
         );
         CREATE INDEX IF NOT EXISTS storedkit_removed_keys_by_revision ON storedkit_removed_keys (namespace, revision);
+        \(handEditTrigger)
+        """
+
+    /// Hand edits (`psql`: INSERT, UPDATE, DELETE on `storedkit_preferences`) get what the store's
+    /// own writes do explicitly: a revision bump, the row's revision or a tombstone, one NOTIFY
+    /// per row. The store's transactions set `storedkit.writer` (``bumpRevision``), so nothing of
+    /// theirs is bumped or sent twice.
+    static let handEditTrigger = """
+        CREATE OR REPLACE FUNCTION storedkit_record_hand_edit() RETURNS trigger LANGUAGE plpgsql AS $body$
+        DECLARE
+            next_revision bigint;
+        BEGIN
+            IF current_setting('storedkit.writer', true) = 'on' THEN
+                RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+            END IF;
+            IF TG_OP <> 'INSERT' AND (TG_OP = 'DELETE' OR (OLD.namespace, OLD.key) IS DISTINCT FROM (NEW.namespace, NEW.key)) THEN
+                INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (OLD.namespace, 1)
+                    ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1 RETURNING revision INTO next_revision;
+                INSERT INTO storedkit_removed_keys (namespace, key, revision) VALUES (OLD.namespace, OLD.key, next_revision)
+                    ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision;
+                PERFORM pg_notify('\(channel)', next_revision || ' ' || OLD.namespace);
+                IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+            END IF;
+            INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (NEW.namespace, 1)
+                ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1 RETURNING revision INTO next_revision;
+            PERFORM pg_notify('\(channel)', next_revision || ' ' || NEW.namespace);
+            NEW.revision := next_revision;
+            NEW.updated_at := now();
+            RETURN NEW;
+        END
+        $body$;
+        CREATE OR REPLACE TRIGGER storedkit_hand_edit BEFORE INSERT OR UPDATE OR DELETE ON storedkit_preferences
+            FOR EACH ROW EXECUTE FUNCTION storedkit_record_hand_edit();
         """
 
     static let tablesExist = """
         SELECT to_regclass('storedkit_namespaces') IS NOT NULL AND to_regclass('storedkit_preferences') IS NOT NULL
             AND to_regclass('storedkit_removed_keys') IS NOT NULL
+            AND EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'storedkit_hand_edit' AND tgrelid = to_regclass('storedkit_preferences'))
         """
 
     /// `$1` namespace: its revision and schema version (no row: never written).
@@ -71,11 +106,12 @@ enum PostgresSchema {
     static let lockNamespace = "SELECT revision, schema_version FROM storedkit_namespaces WHERE namespace = $1 FOR UPDATE"
 
     /// `$1` namespace, `$2` new schema version or NULL: the next revision, taking the row lock, so
-    /// a second writer waits for the first and revision order is commit order.
+    /// a second writer waits for the first and revision order is commit order. It also marks the
+    /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips.
     static let bumpRevision = """
         INSERT INTO storedkit_namespaces AS n (namespace, revision, schema_version) VALUES ($1, 1, coalesce($2::bigint, 0))
             ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1, schema_version = coalesce($2::bigint, n.schema_version)
-            RETURNING revision
+            RETURNING revision, set_config('storedkit.writer', 'on', true)
         """
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
