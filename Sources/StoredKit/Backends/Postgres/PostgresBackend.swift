@@ -75,15 +75,8 @@ public final class PostgresBackend: Backend {
     /// ```
     public func load() throws -> BackendSnapshot {
         try state.withLock { state in
-            try server(&state).withConnection { connection in
-                try connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                do {
-                    _ = try refresh(&state, connection)
-                    try connection.run("COMMIT")
-                } catch {
-                    connection.rollback()
-                    throw error
-                }
+            try server(&state).withTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+                _ = try refresh(&state, connection)
             }
             return takeSnapshot(&state)
         }
@@ -100,25 +93,19 @@ public final class PostgresBackend: Backend {
         guard !changes.isEmpty else { return nil }
         try validate(changes)
         return try state.withLock { state -> BackendSnapshot? in
-            try server(&state).withConnection { connection -> BackendSnapshot? in
-                try connection.run("BEGIN")
-                do {
-                    let previous = state.revision
-                    let revision = try write(changes, connection)
-                    let external = state.cached != nil && revision != previous + 1
-                    // The row lock holds every other writer back, so this reads a consistent state;
-                    // it becomes the cache only once committed.
-                    let fresh = external ? try read(since: previous, into: state.cached, &state, connection) : nil
-                    try connection.query(PostgresSchema.notify, ["\(revision) \(namespace)"])
-                    try connection.run("COMMIT")
-                    if let fresh { state.cached = fresh }
-                    record(changes, revision: revision, &state)
-                    return external ? takeSnapshot(&state) : nil
-                } catch {
-                    connection.rollback()
-                    throw error
-                }
+            let previous = state.revision
+            let (revision, fresh) = try server(&state).withTransaction { connection in
+                let revision = try write(changes, connection)
+                // The row lock holds every other writer back, so this reads a consistent state;
+                // it becomes the cache only once committed.
+                let external = state.cached != nil && revision != previous + 1
+                let fresh = external ? try read(since: previous, into: state.cached, &state, connection) : nil
+                try connection.query(PostgresSchema.notify, ["\(revision) \(namespace)"])
+                return (revision, fresh)
             }
+            if let fresh { state.cached = fresh }
+            record(changes, revision: revision, &state)
+            return fresh != nil ? takeSnapshot(&state) : nil
         }
     }
 
@@ -135,19 +122,16 @@ public final class PostgresBackend: Backend {
         // `R` need not be Sendable: carry it out of the lock in a local, as SQLiteBackend does.
         var result: R?
         try state.withLock { state in
-            try server(&state).withConnection { connection in
-                try connection.run("BEGIN")
-                do {
-                    let (value, changes, revision) = try exclusive(body, &state, connection)
-                    try connection.run("COMMIT")
-                    if let revision { record(changes, revision: revision, &state) }
-                    result = value
-                } catch {
-                    connection.rollback()
-                    // The cache may hold what was just rolled back: the next read starts over.
-                    state.cached = nil
-                    throw error
+            do {
+                let committed = try server(&state).withTransaction { connection in
+                    try exclusive(body, &state, connection)
                 }
+                if let revision = committed.revision { record(committed.changes, revision: revision, &state) }
+                result = committed.value
+            } catch {
+                // The cache may hold what was just rolled back: the next read starts over.
+                state.cached = nil
+                throw error
             }
         }
         guard let result else {
@@ -205,7 +189,7 @@ public final class PostgresBackend: Backend {
     /// their revision (nil when it changed nothing), which the caller records only after COMMIT.
     private func exclusive<R>(
         _ body: (BackendSnapshot) throws -> (BackendChanges, R), _ state: inout State, _ connection: PostgresConnection
-    ) throws -> (R, BackendChanges, Int64?) {
+    ) throws -> (value: R, changes: BackendChanges, revision: Int64?) {
         try connection.query(PostgresSchema.ensureNamespace, [namespace])
         let row = try connection.query(PostgresSchema.lockNamespace, [namespace]).first
         let current = row?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0

@@ -56,6 +56,9 @@ final class PostgresConnection: @unchecked Sendable {
         PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
     }
 
+    /// Whether the connection is still up (as far as libpq knows: it learns of a cut at the next use).
+    var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
+
     /// The socket to `poll` for notifications (it can change after a reconnect).
     var socket: Int32 { PQsocket(handle) }
 
@@ -144,8 +147,9 @@ final class PostgresConnection: @unchecked Sendable {
 
     private static func message(_ text: UnsafePointer<CChar>?) -> String {
         let message = text.map { String(cString: $0) } ?? ""
-        let trimmed = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
-        return trimmed.isEmpty ? "the connection failed" : trimmed
+        var lines = message.split(whereSeparator: \.isNewline).map { $0.trimmingPrefix(while: \.isWhitespace) }
+        lines = lines.map { line in line.hasSuffix(".") ? line.dropLast() : line }.filter { !$0.isEmpty }
+        return lines.isEmpty ? "the connection failed" : lines.joined(separator: "; ")
     }
 
     /// Calls `body` with C strings for `strings` (nil stays a null pointer), freed afterwards.

@@ -61,22 +61,57 @@ final class PostgresServer: Sendable {
     /// Connections open now (idle ones; checked-out ones are not counted), for tests.
     var idleConnectionCount: Int { idle.withLock { $0.count } }
 
-    /// Runs `body` with a connection of the pool, opening one when none is idle and fewer than
-    /// ``maximumConnections`` exist; waits at most ``checkoutTimeout`` otherwise. A connection
-    /// left broken or inside a transaction is closed instead of returned.
+    /// Runs `body` in one transaction (`begin` starts it) on a connection of the pool, and
+    /// commits; a throw rolls back. A pooled connection found dead at `begin` (cut by the server,
+    /// an administrator or a failover) is replaced by a fresh one at once, since nothing ran on it.
+    func withTransaction<R>(_ begin: String = "BEGIN", _ body: (PostgresConnection) throws -> R) throws -> R {
+        try withConnection { connection in
+            try body(connection)
+        } begin: { connection in
+            try connection.run(begin)
+        } end: { connection in
+            try connection.run("COMMIT")
+        }
+    }
+
+    /// Runs one statement outside a transaction, with the same replacement of a dead connection.
     func withConnection<R>(_ body: (PostgresConnection) throws -> R) throws -> R {
+        try withConnection(body, begin: { _ in }, end: { _ in })
+    }
+
+    /// Checks a connection out (opening one when none is idle and fewer than
+    /// ``maximumConnections`` exist; waiting at most ``checkoutTimeout`` otherwise), runs `begin`,
+    /// `body` and `end`, and returns it; one left broken or inside a transaction is closed instead.
+    private func withConnection<R>(
+        _ body: (PostgresConnection) throws -> R, begin: (PostgresConnection) throws -> Void,
+        end: (PostgresConnection) throws -> Void
+    ) throws -> R {
         guard slots.wait(timeout: .now() + Self.checkoutTimeout) == .success else {
             throw StoreError.postgres(
                 server: address.description, code: "53300",
                 message: "all \(Self.maximumConnections) pooled connections stayed busy for 30 s")
         }
         defer { slots.signal() }
-        let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address: address)
+        var connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address: address)
+        do {
+            try ensureSchema(connection)
+            try begin(connection)
+        } catch StoreError.postgres where !connection.isAlive {
+            connection = try PostgresConnection(address: address)
+            try ensureSchema(connection)
+            try begin(connection)
+        }
         defer {
             if connection.isReusable { idle.withLock { $0.append(connection) } }
         }
-        try ensureSchema(connection)
-        return try body(connection)
+        do {
+            let result = try body(connection)
+            try end(connection)
+            return result
+        } catch {
+            connection.rollback()
+            throw error
+        }
     }
 
     /// Creates the tables once per process and server, under the advisory lock.
