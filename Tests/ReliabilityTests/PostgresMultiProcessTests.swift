@@ -52,6 +52,30 @@ struct PostgresMultiProcessTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test func fourProcessesOpeningANamespaceAtOnceRunItsMigrationOnce() async throws {
+        let (tcp, socket) = try PostgresURLs.require()
+        let namespace = "migrate-\(UUID().uuidString)"
+        let folder = try ScratchFolder()
+        let helpers = try (0..<4).map { index in
+            try HelperProcess(
+                ["migrate", index.isMultiple(of: 2) ? tcp : socket, folder.url.path], environment: ["STORED_NAMESPACE": namespace]
+            )
+        }
+        for helper in helpers {
+            #expect(await helper.waitForLine { $0 == "ready" })
+        }
+        try Data().write(to: folder.file("go"))
+        for helper in helpers {
+            #expect(await helper.exitStatus() == 0)
+            #expect(helper.lines == ["ready", "schemaVersion=1"])
+        }
+        let marker = try String(contentsOf: folder.file("marker"), encoding: .utf8)
+        #expect(marker.split(separator: "\n").count == 1)
+        let store = try PreferenceStore(.postgres(url: tcp, namespace: namespace))
+        #expect(store.schemaVersion == 1)
+        #expect(store.value(forKey: "migrated", as: String.self) == "done")
+    }
+
     @Test func concurrentFirstOpensOfAnEmptyDatabaseAllSucceed() async throws {
         let (tcp, _) = try PostgresURLs.require()
         let database = "storedkit_fresh_\(UUID().uuidString.replacingOccurrences(of: "-", with: "_").lowercased())"
