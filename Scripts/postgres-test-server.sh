@@ -2,14 +2,21 @@
 # A throwaway PostgreSQL server for the tests: `start DIR` creates a cluster in DIR (a fresh
 # directory) listening on a free port of 127.0.0.1 and on a Unix socket in DIR, and prints the
 # two URLs as shell assignments (STOREDKIT_POSTGRES_URL=..., STOREDKIT_POSTGRES_SOCKET_URL=...);
-# `stop DIR` stops it and removes DIR. Settings stay durable (fsync on), as in production.
+# `restart DIR` crashes it (`-m immediate`, as a power cut would) and starts it again on the same
+# port; `stop DIR` stops it and removes DIR. Settings stay durable (fsync on), as in production.
 #
 #   eval "$(Scripts/postgres-test-server.sh start /tmp/pg)"; swift test; Scripts/postgres-test-server.sh stop /tmp/pg
 set -euo pipefail
 
+# The server outlives this script: it must not inherit the caller's descriptors beyond stdio
+# (Foundation's Process, for one, learns that its child exited when such a descriptor closes).
+for fd in $(ls /proc/$$/fd); do
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+
 command=${1:-}
 dir=${2:-}
-[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 64; }
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|restart|stop DIR" >&2; exit 64; }
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -n "$bin" ] && [ -x "$bin/initdb" ] || { echo "$0: no PostgreSQL server found under /usr/lib/postgresql (make deps installs it)" >&2; exit 69; }
@@ -46,6 +53,10 @@ start)
     cat "$dir/server.log" >&2 || true
     exit 1
     ;;
+restart)
+    # pg_ctl restart reuses the options the server was started with (port, socket directory).
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m immediate -w -t 60 restart >/dev/null
+    ;;
 stop)
     if [ -f "$dir/data/postmaster.pid" ]; then
         as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
@@ -53,7 +64,7 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|stop DIR" >&2
+    echo "usage: $0 start|restart|stop DIR" >&2
     exit 64
     ;;
 esac
