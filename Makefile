@@ -14,7 +14,8 @@ demo: deps
 test: deps
 	@config=$$(mktemp -d); pg=$$(mktemp -d); \
 		trap 'Scripts/postgres-test-server.sh stop "$$pg"; rm -rf "$$config"' EXIT; \
-		urls=$$(Scripts/postgres-test-server.sh start "$$pg") || exit 1; eval "export $$urls"; \
+		urls=$$(Scripts/postgres-test-server.sh start "$$pg") || exit 1; eval "$$urls"; \
+		export STOREDKIT_POSTGRES_URL STOREDKIT_POSTGRES_SOCKET_URL; \
 		echo "PostgreSQL test server: $$STOREDKIT_POSTGRES_URL"; \
 		echo "XDG_CONFIG_HOME=$$config $(SWIFT) test"; XDG_CONFIG_HOME="$$config" $(SWIFT) test
 
