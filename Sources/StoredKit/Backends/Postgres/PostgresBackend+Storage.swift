@@ -20,8 +20,11 @@ extension PostgresBackend {
         since: Int64?, into snapshot: BackendSnapshot?, _ state: inout State, _ connection: PostgresConnection
     ) throws -> BackendSnapshot {
         var result = snapshot ?? BackendSnapshot()
+        let namespaceRow = try connection.query(PostgresSchema.selectNamespace, [namespace]).first
+        func number(_ index: Int) -> Int64? { namespaceRow.flatMap { $0.count > index ? $0[index].flatMap { Int64($0) } : nil } }
         let rows: [[String?]]
-        if let since, snapshot != nil {
+        // Removals at or below the pruned revision left no tombstone: only a whole read sees them.
+        if let since, snapshot != nil, since >= number(2) ?? 0 {
             rows = try connection.query(PostgresSchema.selectChanged, [namespace, String(since)])
             for removed in try connection.query(PostgresSchema.selectRemoved, [namespace, String(since)]) {
                 if let key = removed.first ?? nil { result.values[key] = nil }
@@ -43,8 +46,7 @@ extension PostgresBackend {
                     .decodingFailed(key: key, expected: type, found: PostgresValueColumns.summary(type: type, columns: columns)))
             }
         }
-        let namespaceRow = try connection.query(PostgresSchema.selectNamespace, [namespace]).first
-        result.schemaVersion = namespaceRow.flatMap { $0.count > 1 ? $0[1].flatMap { Int($0) } : nil } ?? 0
+        result.schemaVersion = number(1).map { Int($0) } ?? 0
         result.events = []
         return result
     }
@@ -66,6 +68,9 @@ extension PostgresBackend {
             } else {
                 try connection.query(PostgresSchema.remove, [namespace, key, revisionText])
             }
+        }
+        if revision % pruneEvery == 0 {
+            try connection.query(PostgresSchema.pruneTombstones, [namespace, String(tombstoneRetention)])
         }
         return revision
     }

@@ -46,10 +46,23 @@ public final class PostgresBackend: Backend {
     /// ```swift
     /// let backend = PostgresBackend(url: "postgresql://app@db.internal/prefs", namespace: "user:42")
     /// ```
-    public init(url: String, namespace: String = "default") {
+    public convenience init(url: String, namespace: String = "default") {
+        self.init(url: url, namespace: namespace, tombstoneRetention: 7 * 86_400, pruneEvery: 100)
+    }
+
+    /// Tests shorten the retention and prune at every commit.
+    init(url: String, namespace: String, tombstoneRetention: Double, pruneEvery: Int64) {
         self.url = url
         self.namespace = namespace
+        self.tombstoneRetention = tombstoneRetention
+        self.pruneEvery = pruneEvery
     }
+
+    /// How long tombstones of removed keys are kept, in seconds: a store that was away (closed or
+    /// offline) for longer reads its namespace whole when it comes back.
+    let tombstoneRetention: Double
+    /// Every how many revisions a commit prunes old tombstones.
+    let pruneEvery: Int64
 
     deinit {
         stopWatching()

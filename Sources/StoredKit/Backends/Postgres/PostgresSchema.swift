@@ -6,12 +6,14 @@
 /// - `storedkit_preferences`: one row per (namespace, key), the value in the typed column its
 ///   `type` names (see ``PostgresValueColumns``), stamped with the revision that wrote it.
 /// - `storedkit_removed_keys`: one tombstone per removed key with the revision that removed it,
-///   so a store reads only what changed since the revision it last saw.
+///   so a store reads only what changed since the revision it last saw. Tombstones older than the
+///   retention period are pruned; `pruned_revision` records the newest pruned, and a store
+///   whose revision is below it reads the namespace whole.
 ///
 /// Every write notifies channel `storedkit` with payload `<revision> <namespace>` once, at commit;
 /// a trigger does the same for hand edits (see ``handEditTrigger``).
 /// Everything is created on first open under `pg_advisory_xact_lock`, so processes opening a
-/// fresh database together all succeed. Namespaces and keys are always bound parameters.
+/// fresh database together all succeed; columns added since the first layout are added then too. Namespaces and keys are always bound parameters.
 ///
 /// ```sql
 /// -- psql: what user:42 holds
@@ -29,7 +31,8 @@ enum PostgresSchema {
         CREATE TABLE IF NOT EXISTS storedkit_namespaces (
             namespace text PRIMARY KEY,
             revision bigint NOT NULL DEFAULT 0,
-            schema_version bigint NOT NULL DEFAULT 0
+            schema_version bigint NOT NULL DEFAULT 0,
+            pruned_revision bigint NOT NULL DEFAULT 0
         );
         CREATE TABLE IF NOT EXISTS storedkit_preferences (
             namespace text NOT NULL,
@@ -52,9 +55,12 @@ enum PostgresSchema {
             namespace text NOT NULL,
             key text NOT NULL,
             revision bigint NOT NULL,
+            removed_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (namespace, key)
         );
         CREATE INDEX IF NOT EXISTS storedkit_removed_keys_by_revision ON storedkit_removed_keys (namespace, revision);
+        ALTER TABLE storedkit_namespaces ADD COLUMN IF NOT EXISTS pruned_revision bigint NOT NULL DEFAULT 0;
+        ALTER TABLE storedkit_removed_keys ADD COLUMN IF NOT EXISTS removed_at timestamptz NOT NULL DEFAULT now();
         \(handEditTrigger)
         """
 
@@ -94,10 +100,13 @@ enum PostgresSchema {
         SELECT to_regclass('storedkit_namespaces') IS NOT NULL AND to_regclass('storedkit_preferences') IS NOT NULL
             AND to_regclass('storedkit_removed_keys') IS NOT NULL
             AND EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'storedkit_hand_edit' AND tgrelid = to_regclass('storedkit_preferences'))
+            AND (SELECT count(*) FROM pg_attribute WHERE NOT attisdropped
+                AND ((attrelid = to_regclass('storedkit_namespaces') AND attname = 'pruned_revision')
+                    OR (attrelid = to_regclass('storedkit_removed_keys') AND attname = 'removed_at'))) = 2
         """
 
     /// `$1` namespace: its revision and schema version (no row: never written).
-    static let selectNamespace = "SELECT revision, schema_version FROM storedkit_namespaces WHERE namespace = $1"
+    static let selectNamespace = "SELECT revision, schema_version, pruned_revision FROM storedkit_namespaces WHERE namespace = $1"
 
     /// `$1` namespace: makes sure the row exists, so ``lockNamespace`` has something to lock.
     static let ensureNamespace = "INSERT INTO storedkit_namespaces (namespace) VALUES ($1) ON CONFLICT (namespace) DO NOTHING"
@@ -144,6 +153,16 @@ enum PostgresSchema {
         WITH removed AS (DELETE FROM storedkit_preferences WHERE namespace = $1 AND key = $2 RETURNING key)
         INSERT INTO storedkit_removed_keys (namespace, key, revision) SELECT $1, key, $3::bigint FROM removed
             ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision
+        """
+
+    /// `$1` namespace, `$2` retention in seconds: drops older tombstones and records the newest
+    /// revision dropped, so a store behind it reads the namespace whole.
+    static let pruneTombstones = """
+        WITH gone AS (
+            DELETE FROM storedkit_removed_keys
+                WHERE namespace = $1 AND removed_at < now() - make_interval(secs => $2::double precision) RETURNING revision)
+        UPDATE storedkit_namespaces SET pruned_revision = greatest(pruned_revision, (SELECT max(revision) FROM gone))
+            WHERE namespace = $1 AND EXISTS (SELECT 1 FROM gone)
         """
 
     /// `$1` payload: one notification per write transaction, sent at commit.
