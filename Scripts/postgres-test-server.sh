@@ -39,6 +39,11 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
     as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
+    # One role must give its password (SCRAM), so tests can check what a wrong one says; the
+    # first matching line wins, so it goes above initdb's trust lines.
+    hba="$dir/data/pg_hba.conf"
+    { echo "host all storedkit_password_test 127.0.0.1/32 scram-sha-256"; cat "$hba"; } >"$hba.new"
+    cat "$hba.new" >"$hba" && rm "$hba.new"
     for attempt in 1 2 3; do
         port=$(free_port)
         if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \

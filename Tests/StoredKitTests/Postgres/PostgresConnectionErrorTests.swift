@@ -42,3 +42,35 @@ struct PostgresConnectionErrorTests {
         #expect(error.description.contains("postgresql://"), "\(error)")
     }
 }
+
+/// A wrong password against the test server, whose role `storedkit_password_test` must give one.
+@Suite(
+    "A wrong PostgreSQL password gives a clear error without it",
+    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct PostgresWrongPasswordTests {
+    @Test func aWrongPasswordSaysSoAndNeverShowsIt() throws {
+        let url = try PostgresTestServer.requireURL()
+        let admin = try PostgresConnection(address: PostgresAddress(url))
+        try admin.run(
+            """
+            DO $$ BEGIN
+                CREATE ROLE storedkit_password_test LOGIN PASSWORD 'the-right-one';
+            EXCEPTION WHEN duplicate_object THEN NULL;
+            END $$
+            """)
+        let wrong = "Wr0ng-Pa55word"
+        let target = url.replacingOccurrences(of: "postgres@", with: "storedkit_password_test:\(wrong)@")
+        let error = try #require(throws: StoreError.self) {
+            try PreferenceStore(.postgres(url: target, namespace: "secret"))
+        }
+        guard case .postgres(let server, let code, _) = error else {
+            Issue.record("expected a PostgreSQL error, got \(error)")
+            return
+        }
+        #expect(code == "28P01")
+        #expect(server.hasPrefix("postgresql://storedkit_password_test@127.0.0.1:"))
+        #expect(error.description.contains("Check the user name and the password"), "\(error)")
+        #expect(error.description.contains("password authentication failed"), "\(error)")
+        #expect(!error.description.contains(wrong))
+    }
+}

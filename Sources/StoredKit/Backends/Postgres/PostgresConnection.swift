@@ -33,7 +33,7 @@ final class PostgresConnection: @unchecked Sendable {
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = address.redact(PostgresConnection.message(PQerrorMessage(connection)))
             PQfinish(connection)
-            throw StoreError.postgres(server: address.description, code: "08001", message: message)
+            throw StoreError.postgres(server: address.description, code: Self.connectionFailureCode(message), message: message)
         }
         PQsetNoticeReceiver(connection, { _, _ in }, nil)
         let version = PQserverVersion(connection)
@@ -143,6 +143,16 @@ final class PostgresConnection: @unchecked Sendable {
             if let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))) { message = String(cString: primary) }
         }
         throw StoreError.postgres(server: address.description, code: code, message: address.redact(message))
+    }
+
+    /// libpq gives no SQLSTATE for a failed connection: tell the causes a user must act on
+    /// differently apart by the server's message, so the advice fits.
+    private static func connectionFailureCode(_ message: String) -> String {
+        if message.contains("authentication failed") || message.contains("no password supplied") { return "28P01" }
+        if message.contains("does not exist") && message.contains("database") { return "3D000" }
+        if message.contains("the database system is") { return "57P03" }
+        if message.contains("too many clients") || message.contains("remaining connection slots") { return "53300" }
+        return "08001"
     }
 
     private static func message(_ text: UnsafePointer<CChar>?) -> String {
