@@ -26,8 +26,13 @@ enum PostgresSchema {
     /// Serialises schema creation: the ASCII bytes `StK1`, as the SQLite layout's application ID.
     static let lockKey = 0x5374_4B31
 
+    /// Taken before ``tablesExist`` is asked again and ``create`` runs, in one transaction.
+    static let lockSchema = "SELECT pg_advisory_xact_lock(\(lockKey))"
+
+    /// The tables, their indexes and the trigger. Only run when ``tablesExist`` says they are not
+    /// all there, under ``lockSchema``: its ALTER and CREATE TRIGGER take strong table locks,
+    /// which deadlock with other processes' writes if run again on a database in use.
     static let create = """
-        SELECT pg_advisory_xact_lock(\(lockKey));
         CREATE TABLE IF NOT EXISTS storedkit_namespaces (
             namespace text PRIMARY KEY,
             revision bigint NOT NULL DEFAULT 0,

@@ -114,13 +114,18 @@ final class PostgresServer: Sendable {
         }
     }
 
-    /// Creates the tables once per process and server, under the advisory lock.
+    /// Creates the tables once per process and server, under the advisory lock, unless they are
+    /// all there (checked again under the lock).
     private func ensureSchema(_ connection: PostgresConnection) throws {
         guard !schemaReady.withLock({ $0 }) else { return }
         if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
             try connection.run("BEGIN")
             do {
-                try connection.run(PostgresSchema.create)
+                // Another process may have created them while this one waited for the lock.
+                try connection.query(PostgresSchema.lockSchema)
+                if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
+                    try connection.run(PostgresSchema.create)
+                }
                 try connection.run("COMMIT")
             } catch {
                 connection.rollback()
