@@ -8,10 +8,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u
 demo: deps
 	$(SWIFT) run stored-demo
 
-## Run every test (unit, CLI, multi-process). XDG_CONFIG_HOME points at a throwaway directory, so
-## a test that reaches PreferenceStore.standard never writes the real ~/.config.
+## Run every test (unit, CLI, multi-process, PostgreSQL). XDG_CONFIG_HOME points at a throwaway
+## directory, so a test that reaches PreferenceStore.standard never writes the real ~/.config.
+## A throwaway PostgreSQL server runs for the tests and is stopped after them, also when they fail.
 test: deps
-	@config=$$(mktemp -d); trap 'rm -rf "$$config"' EXIT; \
+	@config=$$(mktemp -d); pg=$$(mktemp -d); \
+		trap 'Scripts/postgres-test-server.sh stop "$$pg"; rm -rf "$$config"' EXIT; \
+		urls=$$(Scripts/postgres-test-server.sh start "$$pg") || exit 1; eval "$$urls"; \
+		export STOREDKIT_POSTGRES_URL STOREDKIT_POSTGRES_SOCKET_URL; \
+		echo "PostgreSQL test server: $$STOREDKIT_POSTGRES_URL"; \
 		echo "XDG_CONFIG_HOME=$$config $(SWIFT) test"; XDG_CONFIG_HOME="$$config" $(SWIFT) test
 
 ## Run the full benchmark (about 5 minutes) or a smoke run (under a minute).
@@ -34,9 +39,14 @@ fuzz: deps
 lint:
 	$(SWIFT) format lint -r Sources Tests Benchmarks Fuzz/Targets
 
-## Debian packages the build needs: SQLite's headers (found through pkg-config).
+## Debian packages the build needs: SQLite's and libpq's headers (found through pkg-config), and a
+## PostgreSQL server that the tests start and stop themselves.
 deps:
 	@if ! pkg-config --exists sqlite3 2>/dev/null; then \
 		echo "Installing libsqlite3-dev and pkg-config..."; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libsqlite3-dev pkg-config sqlite3; \
+	fi
+	@if ! pkg-config --exists libpq 2>/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "Installing libpq-dev and postgresql (client library, and a server for the tests)..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libpq-dev postgresql; \
 	fi

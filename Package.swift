@@ -18,7 +18,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "StoredKit", dependencies: ["CStoredSQLite"]),
+        .systemLibrary(
+            name: "CStoredPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(name: "StoredKit", dependencies: ["CStoredSQLite", "CStoredPostgres"]),
         .target(name: "StoredKitConformance", dependencies: ["StoredKit"]),
         .target(name: "TabKit"),
         .executableTarget(name: "stored", dependencies: ["StoredKit"]),

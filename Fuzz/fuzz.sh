@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 SWIFTC=${SWIFTC:-swiftc}
 OUT=Fuzz/out
-FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -package-name StoredKit -I Sources/CStoredSQLite)
+FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -package-name StoredKit -I Sources/CStoredSQLite -I Sources/CStoredPostgres -Xcc -I/usr/include/postgresql)
 TARGETS=(plist-reader stored-value-json stored-value-decoder cli-value-parser)
 CLI_SOURCES=${CLI_SOURCES:-Sources/stored}
 
@@ -50,7 +50,7 @@ build() {
     for target in "${TARGETS[@]}"; do
         # shellcheck disable=SC2046
         "$SWIFTC" "${FLAGS[@]}" -module-name FuzzTarget -I "$OUT" $(source_of "$target") \
-            "$OUT/libStoredKit.a" -lsqlite3 -o "$OUT/fuzz-$target" 2>&1 | quiet_linker
+            "$OUT/libStoredKit.a" -lsqlite3 -lpq -o "$OUT/fuzz-$target" 2>&1 | quiet_linker
     done
 }
 

@@ -46,8 +46,19 @@ func markerMigrations() -> [Migration] {
     ]
 }
 
+/// PATH may also be a PostgreSQL URL (`postgresql:...`); STORED_NAMESPACE then names the namespace.
+func openStore() throws -> PreferenceStore {
+    let target = arguments[1]
+    guard target.hasPrefix("postgresql:") || target.hasPrefix("postgres:") else {
+        return try PreferenceStore(fileAt: url, durability: durability, migrations: markerMigrations())
+    }
+    let namespace = ProcessInfo.processInfo.environment["STORED_NAMESPACE"] ?? "default"
+    return try PreferenceStore(
+        .postgres(url: target, namespace: namespace), migrations: markerMigrations(), durability: durability)
+}
+
 do {
-    let store = try PreferenceStore(fileAt: url, durability: durability, migrations: markerMigrations())
+    let store = try openStore()
     switch arguments[0] {
     case "increment":
         // increment PATH COUNT: COUNT atomic read-modify-writes of "counter".

@@ -29,6 +29,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case io(path: String, operation: String, errno: Int32)
     /// SQLite reported an error.
     case sqlite(path: String, code: Int32, message: String)
+    /// A PostgreSQL server reported an error or could not be reached. `server` names it without
+    /// the password; `code` is the SQLSTATE (`08001` when no connection could be made).
+    case postgres(server: String, code: String, message: String)
     /// The runtime SQLite library is older than StoredKit needs.
     case unsupportedSQLite(found: String, required: String)
     /// A migration threw; nothing it did was committed.
@@ -128,6 +131,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Could not \(operation) '\(path)': \(String(cString: strerror(errno))) (errno \(errno)). \(Self.advice(errno))"
         case .sqlite(let path, let code, let message):
             "SQLite error \(code) on '\(path)': \(message)."
+        case .postgres(let server, let code, let message):
+            "PostgreSQL error \(code) on '\(server)': \(message). \(Self.postgresAdvice(code))"
         case .unsupportedSQLite(let found, let required):
             "The system SQLite is \(found); StoredKit needs \(required) or newer. Upgrade libsqlite3."
         case .migrationFailed(let version, let name, let underlying):
@@ -155,6 +160,17 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
                 + "'\(SystemCall.fileName(of: path))-wal' and '\(SystemCall.fileName(of: path))-shm'."
         case .backendFailed(let location, let operation, let underlying):
             "Could not \(operation) '\(location)': \(underlying)."
+        }
+    }
+
+    private static func postgresAdvice(_ code: String) -> String {
+        switch code.prefix(2) {
+        case "08": "Check that the server is running and that the URL's host, port and database are right."
+        case "28": "Check the user name and the password (in the URL, PGPASSWORD or ~/.pgpass)."
+        case "3D": "Create the database or name another one in the URL."
+        case "42": "Check that the user may create and use tables in this database."
+        case "55", "57": "The server is busy or the lock is held elsewhere; try again."
+        default: "Nothing was written."
         }
     }
 

@@ -1,0 +1,265 @@
+import Synchronization
+
+/// Preferences in a PostgreSQL server (15 or newer), one namespace per store, shared by every
+/// process on every machine that opens the same namespace: each write transaction bumps the
+/// namespace's revision and sends one `NOTIFY`, and every process's listener hands the revision
+/// to its stores, which read only the rows above the revision they have.
+///
+/// The stores of one process on one server share its connections (see ``PostgresServer``).
+/// Namespaces and keys are always bound parameters; the password never appears in
+/// ``location``, errors or events. See ``PostgresSchema`` for the tables:
+///
+/// ```swift
+/// let store = try PreferenceStore(.postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42"))
+/// // $ psql prefs -c "select key, type, string_value from storedkit_preferences where namespace = 'user:42'"
+/// ```
+public final class PostgresBackend: Backend {
+    /// The namespace this store reads and writes: the unit of isolation.
+    ///
+    /// ```swift
+    /// PostgresBackend.postgres(url: "postgresql:///prefs", namespace: "user:42").namespace  //=> "user:42"
+    /// ```
+    public let namespace: String
+    /// The longest namespace, in UTF-8 bytes: it travels in every notification (limit 8,000 bytes).
+    static let maximumNamespaceBytes = 4_000
+
+    let url: String
+    let state = Mutex(State())
+
+    /// Everything mutable, guarded by `state`.
+    struct State {
+        var server: PostgresServer?
+        /// The data as of `revision`, without events.
+        var cached: BackendSnapshot?
+        var revision: Int64 = 0
+        var pendingEvents: [StoreEvent] = []
+        var onChange: (@Sendable () -> Void)?
+        var subscription: UInt64?
+    }
+
+    /// The newest revision this backend has read or written: the listener compares against it
+    /// without taking `state`, so a backend busy committing never holds up other namespaces.
+    let seenRevision = Atomic<Int64>(0)
+
+    /// Creates a backend; see ``Backend/postgres(url:namespace:)``. Nothing connects until the first ``load()``.
+    ///
+    /// ```swift
+    /// let backend = PostgresBackend(url: "postgresql://app@db.internal/prefs", namespace: "user:42")
+    /// ```
+    public convenience init(url: String, namespace: String = "default") {
+        self.init(url: url, namespace: namespace, tombstoneRetention: 7 * 86_400, pruneEvery: 100)
+    }
+
+    /// Tests shorten the retention and prune at every commit.
+    init(url: String, namespace: String, tombstoneRetention: Double, pruneEvery: Int64) {
+        self.url = url
+        self.namespace = namespace
+        self.tombstoneRetention = tombstoneRetention
+        self.pruneEvery = pruneEvery
+    }
+
+    /// How long tombstones of removed keys are kept, in seconds: a store that was away (closed or
+    /// offline) for longer reads its namespace whole when it comes back.
+    let tombstoneRetention: Double
+    /// Every how many revisions a commit prunes old tombstones.
+    let pruneEvery: Int64
+
+    deinit {
+        stopWatching()
+    }
+
+    /// The server (password removed) and the namespace, for messages.
+    ///
+    /// ```swift
+    /// PostgresBackend(url: "postgresql://app:secret@db/prefs", namespace: "user:42").location
+    /// //=> "postgresql://app@db/prefs namespace 'user:42'"
+    /// ```
+    public var location: String {
+        let server = (try? PostgresAddress(url))?.description ?? "(invalid PostgreSQL URL)"
+        return "\(server) namespace '\(namespace)'"
+    }
+
+    // MARK: Backend
+
+    /// Reads the namespace: everything at first, then only the rows above the last revision seen.
+    ///
+    /// ```swift
+    /// try backend.load().values  //=> ["volume": .double(0.8)]
+    /// ```
+    public func load() throws -> BackendSnapshot {
+        try state.withLock { state in
+            try server(&state).withTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+                _ = try refresh(&state, connection)
+            }
+            return takeSnapshot(&state)
+        }
+    }
+
+    /// Commits the batch in one transaction that bumps the namespace's revision (`UPDATE …
+    /// RETURNING`, which also orders it after every other writer), upserts and removes the keys,
+    /// and sends one `NOTIFY`. Returns the fresh snapshot when others committed since our last read.
+    ///
+    /// ```swift
+    /// try backend.commit(BackendChanges(values: ["volume": .double(0.8), "old": nil]))  //=> nil
+    /// ```
+    public func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
+        guard !changes.isEmpty else { return nil }
+        try validate(changes)
+        return try state.withLock { state -> BackendSnapshot? in
+            let previous = state.revision
+            let (revision, fresh) = try server(&state).withTransaction { connection in
+                let revision = try write(changes, connection)
+                // The row lock holds every other writer back, so this reads a consistent state;
+                // it becomes the cache only once committed.
+                let external = state.cached != nil && revision != previous + 1
+                let fresh = external ? try read(since: previous, into: state.cached, &state, connection) : nil
+                try connection.query(PostgresSchema.notify, ["\(revision) \(namespace)"])
+                return (revision, fresh)
+            }
+            if let fresh { state.cached = fresh }
+            record(changes, revision: revision, &state)
+            return fresh != nil ? takeSnapshot(&state) : nil
+        }
+    }
+
+    /// Runs `body` on the freshest data in one READ COMMITTED transaction that first locks the
+    /// namespace row (`SELECT … FOR UPDATE`), so read-modify-writes from every machine serialise
+    /// and `body` runs once; a throw rolls everything back. `body` must not call this backend.
+    ///
+    /// ```swift
+    /// let next = try backend.withExclusiveAccess { snapshot in
+    ///     (BackendChanges(values: ["count": .int(1)]), 1)
+    /// }
+    /// ```
+    public func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+        // `R` need not be Sendable: carry it out of the lock in a local, as SQLiteBackend does.
+        var result: R?
+        try state.withLock { state in
+            do {
+                let committed = try server(&state).withTransaction { connection in
+                    try exclusive(body, &state, connection)
+                }
+                if let revision = committed.revision { record(committed.changes, revision: revision, &state) }
+                result = committed.value
+            } catch {
+                // The cache may hold what was just rolled back: the next read starts over.
+                state.cached = nil
+                throw error
+            }
+        }
+        guard let result else {
+            throw StoreError.postgres(server: location, code: "XX000", message: "exclusive access ended without a result")
+        }
+        return result
+    }
+
+    /// Calls `onChange` when another process (on any machine) commits to this namespace, through
+    /// the process's one listener connection to the server; our own commits never signal.
+    ///
+    /// ```swift
+    /// try backend.startWatching { print("someone else wrote") }
+    /// ```
+    public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
+        stopWatching()
+        let listener = try state.withLock { state in
+            let listener = try server(&state).listener
+            state.onChange = onChange
+            state.subscription = listener.subscribe(namespace) { [weak self] revision in
+                self?.noticed(revision)
+            }
+            return listener
+        }
+        try listener.waitUntilLive()
+        // Commits between the last load and the LISTEN were announced to nobody: look once.
+        let current = try state.withLock { state in
+            try server(&state).withConnection { connection in
+                try connection.query(PostgresSchema.selectNamespace, [namespace]).first?.first.flatMap {
+                    $0.flatMap { Int64($0) }
+                }
+            }
+        }
+        if let current { noticed(current) }
+    }
+
+    /// Stops the calls started by ``startWatching(_:)``.
+    ///
+    /// ```swift
+    /// backend.stopWatching()
+    /// ```
+    public func stopWatching() {
+        state.withLock { state in
+            if let subscription = state.subscription, let listener = try? state.server?.listener {
+                listener.unsubscribe(namespace, subscription)
+            }
+            state.subscription = nil
+            state.onChange = nil
+        }
+    }
+
+    // MARK: Internals
+
+    /// The body of ``withExclusiveAccess(_:)`` inside its transaction: its result, its changes and
+    /// their revision (nil when it changed nothing), which the caller records only after COMMIT.
+    private func exclusive<R>(
+        _ body: (BackendSnapshot) throws -> (BackendChanges, R), _ state: inout State, _ connection: PostgresConnection
+    ) throws -> (value: R, changes: BackendChanges, revision: Int64?) {
+        try connection.query(PostgresSchema.ensureNamespace, [namespace])
+        let row = try connection.query(PostgresSchema.lockNamespace, [namespace]).first
+        let current = row?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
+        if state.cached == nil || current != state.revision {
+            let since = state.cached != nil && current > state.revision ? state.revision : nil
+            state.cached = try read(since: since, into: state.cached, &state, connection)
+            state.revision = current
+        }
+        var snapshot = state.cached ?? BackendSnapshot()
+        snapshot.events = []
+        let (changes, value) = try body(snapshot)
+        guard !changes.isEmpty else { return (value, changes, nil) }
+        try validate(changes)
+        let revision = try write(changes, connection)
+        try connection.query(PostgresSchema.notify, ["\(revision) \(namespace)"])
+        return (value, changes, revision)
+    }
+
+    /// A revision from the listener (nil: it reconnected, so anything may have changed).
+    private func noticed(_ revision: Int64?) {
+        if let revision, revision <= seenRevision.load(ordering: .acquiring) { return }
+        state.withLock { $0.onChange }?()
+    }
+
+    func server(_ state: inout State) throws -> PostgresServer {
+        if let server = state.server { return server }
+        guard !namespace.utf8.contains(0) else {
+            throw StoreError.unrepresentable(
+                key: "namespace", reason: "PostgreSQL text cannot hold U+0000; choose another namespace")
+        }
+        guard namespace.utf8.count <= Self.maximumNamespaceBytes else {
+            throw StoreError.unrepresentable(
+                key: "namespace",
+                reason: "it is \(namespace.utf8.count) bytes; at most \(Self.maximumNamespaceBytes) fit a notification")
+        }
+        let server = PostgresServer.shared(for: try PostgresAddress(url))
+        state.server = server
+        return server
+    }
+
+    private func takeSnapshot(_ state: inout State) -> BackendSnapshot {
+        var snapshot = state.cached ?? BackendSnapshot()
+        snapshot.events = state.pendingEvents
+        state.pendingEvents = []
+        return snapshot
+    }
+}
+
+extension Backend where Self == PostgresBackend {
+    /// A backend that keeps preferences in `namespace` of the PostgreSQL server at `url` (libpq's
+    /// URI or `key=value` form; `sslmode`, `PGPASSFILE` and libpq's other parameters work as
+    /// libpq documents them; use `sslmode=verify-full` for a remote server).
+    ///
+    /// ```swift
+    /// let store = try PreferenceStore(.postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42"))
+    /// ```
+    public static func postgres(url: String, namespace: String = "default") -> PostgresBackend {
+        PostgresBackend(url: url, namespace: namespace)
+    }
+}

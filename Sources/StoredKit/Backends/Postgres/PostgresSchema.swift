@@ -1,0 +1,175 @@
+/// The tables of a StoredKit PostgreSQL database, and the SQL that reads and writes them.
+///
+/// - `storedkit_namespaces`: one row per namespace with its `revision` (bumped by every write
+///   transaction, `UPDATE … RETURNING`, so revision order is commit order) and the migrations'
+///   `schema_version`.
+/// - `storedkit_preferences`: one row per (namespace, key), the value in the typed column its
+///   `type` names (see ``PostgresValueColumns``), stamped with the revision that wrote it.
+/// - `storedkit_removed_keys`: one tombstone per removed key with the revision that removed it,
+///   so a store reads only what changed since the revision it last saw. Tombstones older than the
+///   retention period are pruned; `pruned_revision` records the newest pruned, and a store
+///   whose revision is below it reads the namespace whole.
+///
+/// Every write notifies channel `storedkit` with payload `<revision> <namespace>` once, at commit;
+/// a trigger does the same for hand edits (see ``handEditTrigger``).
+/// Everything is created on first open under `pg_advisory_xact_lock`, so processes opening a
+/// fresh database together all succeed; columns added since the first layout are added then too. Namespaces and keys are always bound parameters.
+///
+/// ```sql
+/// -- psql: what user:42 holds
+/// SELECT key, type, coalesce(string_value, int_value::text, json::text) FROM storedkit_preferences WHERE namespace = 'user:42';
+/// ```
+enum PostgresSchema {
+    /// The notification channel every StoredKit write uses.
+    static let channel = "storedkit"
+
+    /// Serialises schema creation: the ASCII bytes `StK1`, as the SQLite layout's application ID.
+    static let lockKey = 0x5374_4B31
+
+    /// Taken before ``tablesExist`` is asked again and ``create`` runs, in one transaction.
+    static let lockSchema = "SELECT pg_advisory_xact_lock(\(lockKey))"
+
+    /// The tables, their indexes and the trigger. Only run when ``tablesExist`` says they are not
+    /// all there, under ``lockSchema``: its ALTER and CREATE TRIGGER take strong table locks,
+    /// which deadlock with other processes' writes if run again on a database in use.
+    static let create = """
+        CREATE TABLE IF NOT EXISTS storedkit_namespaces (
+            namespace text PRIMARY KEY,
+            revision bigint NOT NULL DEFAULT 0,
+            schema_version bigint NOT NULL DEFAULT 0,
+            pruned_revision bigint NOT NULL DEFAULT 0
+        );
+        CREATE TABLE IF NOT EXISTS storedkit_preferences (
+            namespace text NOT NULL,
+            key text NOT NULL,
+            type text NOT NULL,
+            bool_value boolean,
+            int_value bigint,
+            uint_value numeric(20, 0),
+            double_value double precision,
+            string_value text,
+            data_value bytea,
+            date_value timestamptz,
+            json json,
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            revision bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (namespace, key)
+        );
+        CREATE INDEX IF NOT EXISTS storedkit_preferences_by_revision ON storedkit_preferences (namespace, revision);
+        CREATE TABLE IF NOT EXISTS storedkit_removed_keys (
+            namespace text NOT NULL,
+            key text NOT NULL,
+            revision bigint NOT NULL,
+            removed_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (namespace, key)
+        );
+        CREATE INDEX IF NOT EXISTS storedkit_removed_keys_by_revision ON storedkit_removed_keys (namespace, revision);
+        ALTER TABLE storedkit_namespaces ADD COLUMN IF NOT EXISTS pruned_revision bigint NOT NULL DEFAULT 0;
+        ALTER TABLE storedkit_removed_keys ADD COLUMN IF NOT EXISTS removed_at timestamptz NOT NULL DEFAULT now();
+        \(handEditTrigger)
+        """
+
+    /// Hand edits (`psql`: INSERT, UPDATE, DELETE on `storedkit_preferences`) get what the store's
+    /// own writes do explicitly: a revision bump, the row's revision or a tombstone, one NOTIFY
+    /// per row. The store's transactions set `storedkit.writer` (``bumpRevision``), so nothing of
+    /// theirs is bumped or sent twice.
+    static let handEditTrigger = """
+        CREATE OR REPLACE FUNCTION storedkit_record_hand_edit() RETURNS trigger LANGUAGE plpgsql AS $body$
+        DECLARE
+            next_revision bigint;
+        BEGIN
+            IF current_setting('storedkit.writer', true) = 'on' THEN
+                RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+            END IF;
+            IF TG_OP <> 'INSERT' AND (TG_OP = 'DELETE' OR (OLD.namespace, OLD.key) IS DISTINCT FROM (NEW.namespace, NEW.key)) THEN
+                INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (OLD.namespace, 1)
+                    ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1 RETURNING revision INTO next_revision;
+                INSERT INTO storedkit_removed_keys (namespace, key, revision) VALUES (OLD.namespace, OLD.key, next_revision)
+                    ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision;
+                PERFORM pg_notify('\(channel)', next_revision || ' ' || OLD.namespace);
+                IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+            END IF;
+            INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (NEW.namespace, 1)
+                ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1 RETURNING revision INTO next_revision;
+            PERFORM pg_notify('\(channel)', next_revision || ' ' || NEW.namespace);
+            NEW.revision := next_revision;
+            NEW.updated_at := now();
+            RETURN NEW;
+        END
+        $body$;
+        CREATE OR REPLACE TRIGGER storedkit_hand_edit BEFORE INSERT OR UPDATE OR DELETE ON storedkit_preferences
+            FOR EACH ROW EXECUTE FUNCTION storedkit_record_hand_edit();
+        """
+
+    static let tablesExist = """
+        SELECT to_regclass('storedkit_namespaces') IS NOT NULL AND to_regclass('storedkit_preferences') IS NOT NULL
+            AND to_regclass('storedkit_removed_keys') IS NOT NULL
+            AND EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'storedkit_hand_edit' AND tgrelid = to_regclass('storedkit_preferences'))
+            AND (SELECT count(*) FROM pg_attribute WHERE NOT attisdropped
+                AND ((attrelid = to_regclass('storedkit_namespaces') AND attname = 'pruned_revision')
+                    OR (attrelid = to_regclass('storedkit_removed_keys') AND attname = 'removed_at'))) = 2
+        """
+
+    /// `$1` namespace: its revision and schema version (no row: never written).
+    static let selectNamespace = "SELECT revision, schema_version, pruned_revision FROM storedkit_namespaces WHERE namespace = $1"
+
+    /// `$1` namespace: makes sure the row exists, so ``lockNamespace`` has something to lock.
+    static let ensureNamespace = "INSERT INTO storedkit_namespaces (namespace) VALUES ($1) ON CONFLICT (namespace) DO NOTHING"
+
+    /// `$1` namespace: waits for and holds the namespace row until the transaction ends.
+    static let lockNamespace = "SELECT revision, schema_version FROM storedkit_namespaces WHERE namespace = $1 FOR UPDATE"
+
+    /// `$1` namespace, `$2` new schema version or NULL: the next revision, taking the row lock, so
+    /// a second writer waits for the first and revision order is commit order. It also marks the
+    /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips.
+    static let bumpRevision = """
+        INSERT INTO storedkit_namespaces AS n (namespace, revision, schema_version) VALUES ($1, 1, coalesce($2::bigint, 0))
+            ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1, schema_version = coalesce($2::bigint, n.schema_version)
+            RETURNING revision, set_config('storedkit.writer', 'on', true)
+        """
+
+    private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
+
+    /// `$1` namespace: every row.
+    static let selectAll = "SELECT key, type, \(valueColumns) FROM storedkit_preferences WHERE namespace = $1"
+
+    /// `$1` namespace, `$2` revision: the rows written after that revision.
+    static let selectChanged = selectAll + " AND revision > $2::bigint"
+
+    /// `$1` namespace, `$2` revision: keys removed after that revision and not written again.
+    static let selectRemoved = """
+        SELECT r.key FROM storedkit_removed_keys AS r WHERE r.namespace = $1 AND r.revision > $2::bigint
+            AND NOT EXISTS (SELECT 1 FROM storedkit_preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
+        """
+
+    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns, `$12` revision.
+    static let upsert = """
+        INSERT INTO storedkit_preferences (namespace, key, type, \(valueColumns), updated_at, revision)
+            VALUES ($1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
+                to_timestamp($10::double precision), $11::json, now(), $12::bigint)
+            ON CONFLICT (namespace, key) DO UPDATE SET type = excluded.type, bool_value = excluded.bool_value,
+                int_value = excluded.int_value, uint_value = excluded.uint_value, double_value = excluded.double_value,
+                string_value = excluded.string_value, data_value = excluded.data_value, date_value = excluded.date_value,
+                json = excluded.json, updated_at = excluded.updated_at, revision = excluded.revision
+        """
+
+    /// `$1` namespace, `$2` key, `$3` revision: deletes the row and records its tombstone.
+    static let remove = """
+        WITH removed AS (DELETE FROM storedkit_preferences WHERE namespace = $1 AND key = $2 RETURNING key)
+        INSERT INTO storedkit_removed_keys (namespace, key, revision) SELECT $1, key, $3::bigint FROM removed
+            ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision
+        """
+
+    /// `$1` namespace, `$2` retention in seconds: drops older tombstones and records the newest
+    /// revision dropped, so a store behind it reads the namespace whole.
+    static let pruneTombstones = """
+        WITH gone AS (
+            DELETE FROM storedkit_removed_keys
+                WHERE namespace = $1 AND removed_at < now() - make_interval(secs => $2::double precision) RETURNING revision)
+        UPDATE storedkit_namespaces SET pruned_revision = greatest(pruned_revision, (SELECT max(revision) FROM gone))
+            WHERE namespace = $1 AND EXISTS (SELECT 1 FROM gone)
+        """
+
+    /// `$1` payload: one notification per write transaction, sent at commit.
+    static let notify = "SELECT pg_notify('\(channel)', $1)"
+}

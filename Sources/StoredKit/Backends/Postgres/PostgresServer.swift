@@ -1,0 +1,137 @@
+import Dispatch
+import Synchronization
+
+/// The connections one process keeps to one server, shared by every namespace opened there:
+/// a small command pool (at most ``maximumConnections``) and one ``PostgresListener``. It lives
+/// while any backend of that server does; 10,000 namespaces use no more connections than one.
+///
+/// ```swift
+/// let server = PostgresServer.shared(for: address)
+/// let revision = try server.withConnection { connection in try connection.query("SELECT 1") }
+/// ```
+final class PostgresServer: Sendable {
+    /// The most command connections one process opens to one server.
+    static let maximumConnections = 4
+    /// How long a command waits for a pooled connection before it fails.
+    static let checkoutTimeout: DispatchTimeInterval = .seconds(30)
+
+    private static let registry = Mutex<[String: WeakServer]>([:])
+
+    let address: PostgresAddress
+    private let slots = DispatchSemaphore(value: PostgresServer.maximumConnections)
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let schemaReady = Mutex(false)
+    private let listenerState = Mutex<PostgresListener?>(nil)
+
+    private struct WeakServer {
+        weak var server: PostgresServer?
+    }
+
+    private init(address: PostgresAddress) {
+        self.address = address
+    }
+
+    deinit {
+        listenerState.withLock { $0?.stop() }
+    }
+
+    /// The process's server for `address`, made on first use.
+    static func shared(for address: PostgresAddress) -> PostgresServer {
+        registry.withLock { servers in
+            if let server = servers[address.poolKey]?.server { return server }
+            servers = servers.filter { $0.value.server != nil }
+            let server = PostgresServer(address: address)
+            servers[address.poolKey] = WeakServer(server: server)
+            return server
+        }
+    }
+
+    /// The listener connection's thread, started on first use.
+    var listener: PostgresListener {
+        get throws {
+            try listenerState.withLock { listener in
+                if let listener { return listener }
+                let started = try PostgresListener(address: address)
+                listener = started
+                return started
+            }
+        }
+    }
+
+    /// Connections open now (idle ones; checked-out ones are not counted), for tests.
+    var idleConnectionCount: Int { idle.withLock { $0.count } }
+
+    /// Runs `body` in one transaction (`begin` starts it) on a connection of the pool, and
+    /// commits; a throw rolls back. A pooled connection found dead at `begin` (cut by the server,
+    /// an administrator or a failover) is replaced by a fresh one at once, since nothing ran on it.
+    func withTransaction<R>(_ begin: String = "BEGIN", _ body: (PostgresConnection) throws -> R) throws -> R {
+        try withConnection { connection in
+            try body(connection)
+        } begin: { connection in
+            try connection.run(begin)
+        } end: { connection in
+            try connection.run("COMMIT")
+        }
+    }
+
+    /// Runs one statement outside a transaction, with the same replacement of a dead connection.
+    func withConnection<R>(_ body: (PostgresConnection) throws -> R) throws -> R {
+        try withConnection(body, begin: { _ in }, end: { _ in })
+    }
+
+    /// Checks a connection out (opening one when none is idle and fewer than
+    /// ``maximumConnections`` exist; waiting at most ``checkoutTimeout`` otherwise), runs `begin`,
+    /// `body` and `end`, and returns it; one left broken or inside a transaction is closed instead.
+    private func withConnection<R>(
+        _ body: (PostgresConnection) throws -> R, begin: (PostgresConnection) throws -> Void,
+        end: (PostgresConnection) throws -> Void
+    ) throws -> R {
+        guard slots.wait(timeout: .now() + Self.checkoutTimeout) == .success else {
+            throw StoreError.postgres(
+                server: address.description, code: "53300",
+                message: "all \(Self.maximumConnections) pooled connections stayed busy for 30 s")
+        }
+        defer { slots.signal() }
+        var connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address: address)
+        do {
+            try ensureSchema(connection)
+            try begin(connection)
+        } catch StoreError.postgres where !connection.isAlive {
+            connection = try PostgresConnection(address: address)
+            try ensureSchema(connection)
+            try begin(connection)
+        }
+        defer {
+            if connection.isReusable { idle.withLock { $0.append(connection) } }
+        }
+        do {
+            let result = try body(connection)
+            try end(connection)
+            return result
+        } catch {
+            connection.rollback()
+            throw error
+        }
+    }
+
+    /// Creates the tables once per process and server, under the advisory lock, unless they are
+    /// all there (checked again under the lock).
+    private func ensureSchema(_ connection: PostgresConnection) throws {
+        guard !schemaReady.withLock({ $0 }) else { return }
+        if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
+            try connection.run("BEGIN")
+            do {
+                // Another process may have created them while this one waited for the lock.
+                try connection.query(PostgresSchema.lockSchema)
+                if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
+                    try connection.run(PostgresSchema.create)
+                }
+                try connection.run("COMMIT")
+            } catch {
+                connection.rollback()
+                throw error
+            }
+        }
+        schemaReady.withLock { $0 = true }
+    }
+}

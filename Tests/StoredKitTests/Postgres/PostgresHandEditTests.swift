@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import StoredKit
+
+/// Someone edits the table with `psql`: triggers bump the revision and notify, so open stores
+/// learn of it as of any other writer; the store's own writes are bumped and announced once.
+@Suite(
+    "PostgreSQL hand edits reach the stores",
+    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct PostgresHandEditTests {
+    @Test func anInsertUpdateAndDeleteWithPsqlReachAnObserver() async throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("hand")
+        let store = try PreferenceStore(.postgres(url: url, namespace: namespace))
+        store.set(1, forKey: "created")  // the tables exist before psql writes to them
+        try store.flush()
+        let seen = Mutex<[Change]>([])
+        let token = store.observe("greeting") { change in seen.withLock { $0.append(change) } }
+        try psql(
+            url,
+            "INSERT INTO storedkit_preferences (namespace, key, type, string_value) VALUES ('\(namespace)', 'greeting', 'string', 'by hand')"
+        )
+        #expect(await waitUntil { seen.withLock { $0.last?.newValue == .string("by hand") } })
+        try psql(
+            url, "UPDATE storedkit_preferences SET string_value = 'edited' WHERE namespace = '\(namespace)' AND key = 'greeting'")
+        #expect(await waitUntil { seen.withLock { $0.last?.newValue == .string("edited") } })
+        try psql(url, "DELETE FROM storedkit_preferences WHERE namespace = '\(namespace)' AND key = 'greeting'")
+        #expect(await waitUntil { seen.withLock { $0.count == 3 && $0.last?.newValue == nil } })
+        #expect(seen.withLock { $0.allSatisfy { $0.origin == .external } })
+        #expect(store.value(forKey: "greeting", as: String.self) == nil)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func theStoresOwnCommitBumpsTheRevisionOnce() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("once")
+        let backend = PostgresBackend(url: url, namespace: namespace)
+        _ = try backend.load()
+        _ = try backend.commit(BackendChanges(values: ["a": .int(1), "b": .int(2), "c": nil]))
+        _ = try backend.commit(BackendChanges(values: ["a": nil]))
+        let connection = try PostgresConnection(address: PostgresAddress(url))
+        let revision = try connection.query(PostgresSchema.selectNamespace, [namespace]).first?.first ?? nil
+        #expect(revision == "2")
+    }
+
+    private func psql(_ url: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "psql failed: \(sql)")
+    }
+}
