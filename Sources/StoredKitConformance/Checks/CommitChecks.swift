@@ -52,10 +52,7 @@ enum CommitChecks {
         "withExclusiveAccess runs on the freshest data, other instances' commits included",
         requires: [.persistent, .sharedBetweenInstances]
     ) { subject in
-        let mine = try subject.openBackend()
-        _ = try mine.load()
-        let theirs = try subject.openBackend()
-        _ = try theirs.commit(BackendChanges(values: ["theirs": .int(1)], durability: .immediate))
+        let mine = try backendBehindAnotherInstancesCommit(subject)
         let seen = try mine.withExclusiveAccess { snapshot in
             (BackendChanges(values: ["mine": .int(2)], durability: .immediate), snapshot.values["theirs"])
         }
@@ -67,13 +64,19 @@ enum CommitChecks {
         "a commit after another instance's write returns the complete fresh data",
         requires: [.persistent, .sharedBetweenInstances]
     ) { subject in
+        let mine = try backendBehindAnotherInstancesCommit(subject)
+        let fresh = try mine.commit(BackendChanges(values: ["mine": .int(2)], durability: .immediate))
+        let snapshot = try #require(fresh, "commit returned nil although another instance had written")
+        #expect(snapshot.values == ["theirs": .int(1), "mine": .int(2)])
+    }
+
+    /// A backend that has loaded the data, after which another instance committed `theirs = 1`.
+    private static func backendBehindAnotherInstancesCommit(_ subject: any ConformanceSubject) throws -> any Backend {
         let mine = try subject.openBackend()
         _ = try mine.load()
         let theirs = try subject.openBackend()
         _ = try theirs.commit(BackendChanges(values: ["theirs": .int(1)], durability: .immediate))
-        let fresh = try mine.commit(BackendChanges(values: ["mine": .int(2)], durability: .immediate))
-        let snapshot = try #require(fresh, "commit returned nil although another instance had written")
-        #expect(snapshot.values == ["theirs": .int(1), "mine": .int(2)])
+        return mine
     }
 
     static let throwingTransactionCommitsNothing = BackendConformance.Check(
