@@ -64,16 +64,23 @@ struct StoreLocation: Sendable {
         }
     }
 
-    /// Opens an existing store for reading.
-    func openExisting() throws -> PreferenceStore {
+    /// Opens an existing store for reading. A command that runs once does not watch for other
+    /// processes (`watch` asks to): its own commit would otherwise wake its watcher, which can then
+    /// hold the backend past the command, so the process exits before SQLite folds its log into
+    /// the file and a copy of the file alone misses the write.
+    func openExisting(watching: Bool = false) throws -> PreferenceStore {
         try requireExisting()
-        return try PreferenceStore(backend(creating: false), durability: .immediate)
+        let store = try PreferenceStore(backend(creating: false), durability: .immediate)
+        if !watching { store.backend.stopWatching() }
+        return store
     }
 
     /// Opens the store for writing, creating it when it does not exist yet. Every write is
     /// durable when the command ends.
     func openForWriting(plistFormat: PlistFormat? = nil) throws -> PreferenceStore {
-        try PreferenceStore(backend(plistFormat: plistFormat), durability: .immediate)
+        let store = try PreferenceStore(backend(plistFormat: plistFormat), durability: .immediate)
+        store.backend.stopWatching()
+        return store
     }
 
     /// The SQLite backend sets up its tables in any database whose `application_id` is 0, and

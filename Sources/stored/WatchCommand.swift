@@ -25,7 +25,7 @@ extension Command {
         let location = try StoreLocation(arguments.positionals[0])
         let keys = Set(arguments.positionals.dropFirst())
         let limit = try changeLimit(arguments.value("count"))
-        let store = try location.openExisting()
+        let store = try location.openExisting(watching: true)
         let printer = ChangePrinter(asJSON: arguments.has("json"), console: console)
         let finished = DispatchSemaphore(value: 0)
         // Subscribing now, before announcing, means no change after the announcement is missed.

@@ -38,6 +38,10 @@ final class InotifyHub: Sendable {
 
     private let state = Mutex(State())
 
+    /// How long events are gathered before subscribers are told (the delay it adds to hearing of
+    /// another process's write).
+    static let gatheringWindow: DispatchTimeInterval = .milliseconds(2)
+
     #if canImport(Glibc)
         private static let mask = UInt32(
             IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_DELETE_SELF
@@ -89,9 +93,18 @@ final class InotifyHub: Sendable {
             if state.descriptor >= 0 { return state.descriptor }
             let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard descriptor >= 0 else { throw StoreError.io(path: "inotify", operation: "watch", errno: errno) }
-            let source = DispatchSource.makeReadSource(
-                fileDescriptor: descriptor, queue: DispatchQueue(label: "StoredKit.InotifyHub"))
-            source.setEventHandler { [self] in deliver(InotifyEvents.drain(descriptor)) }
+            let queue = DispatchQueue(label: "StoredKit.InotifyHub")
+            let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+            // One commit is several writes (the log, then maybe a checkpoint), and several processes
+            // may commit at once: gathering what arrives within a short window wakes each
+            // subscriber once for all of it instead of once per write.
+            source.setEventHandler { [self] in
+                self.state.withLock { $0.source }?.suspend()
+                queue.asyncAfter(deadline: .now() + Self.gatheringWindow) { [self] in
+                    deliver(InotifyEvents.drain(descriptor))
+                    self.state.withLock { $0.source }?.resume()
+                }
+            }
             source.resume()
             state.descriptor = descriptor
             state.source = source
