@@ -11,6 +11,24 @@ struct BackendConformanceTests {
         let subject = try BuiltInSubject(kind)
         try await check.run(on: subject)
     }
+
+    /// A check that no built-in backend can run would pass everywhere without proving anything.
+    @Test(arguments: BackendConformance.checks)
+    func everyCheckRunsOnSomeBuiltInBackend(_ check: BackendConformance.Check) throws {
+        let subjects = try BuiltInSubject.Kind.allCases.map(BuiltInSubject.init)
+        #expect(subjects.contains { check.applies(to: $0.capabilities) })
+    }
+
+    /// The file backends take every check: only memory skips corruption, and XML sub-second dates.
+    @Test func fileBackendsSkipOnlyWhatTheirFormatCannotDo() throws {
+        let skipped = { (kind: BuiltInSubject.Kind) throws -> Int in
+            let subject = try BuiltInSubject(kind)
+            return BackendConformance.checks.filter { !$0.applies(to: subject.capabilities) }.count
+        }
+        #expect(try skipped(.sqlite) == 0)
+        #expect(try skipped(.plistBinary) == 0)
+        #expect(try skipped(.plistXML) == 1)
+    }
 }
 
 /// A built-in backend over a fresh temporary directory (or a fresh shared memory store).

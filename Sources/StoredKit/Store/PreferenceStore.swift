@@ -179,21 +179,10 @@ public final class PreferenceStore: Sendable {
     /// A value equal to what is stored changes nothing: no notification, no backend write.
     func apply(_ newValue: StoredValue?, forKey key: String) {
         if refuseIfReadOnly(newValue, forKey: key) || !admitLocalWrite(newValue, forKey: key) { return }
-        let changedSlots = state.withLock { state -> [KeySlot]? in
-            var slots: [KeySlot] = []
-            guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return nil }
+        applyLocally { state, slots in
+            guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return false }
             state.pending[key] = .some(newValue)
-            if durability == .deferred, !state.flushScheduled {
-                state.flushScheduled = true
-                scheduleFlush()
-            }
-            return slots
-        }
-        guard let changedSlots else { return }
-        for slot in changedSlots { slot.markChanged() }
-        deliverChanges()
-        if durability == .immediate {
-            try? flush()  // reported by flush; the values stay pending for the next flush
+            return true
         }
     }
 
@@ -209,21 +198,34 @@ public final class PreferenceStore: Sendable {
             if !keys.isEmpty { report(.commitFailed(.readOnly(path: backend.location))) }
             return
         }
-        let changedSlots = state.withLock { state -> [KeySlot] in
-            var slots: [KeySlot] = []
+        applyLocally { state, slots in
+            var changed = false
             for key in Array(state.values.keys) where state.change(key, to: nil, origin: .local, slots: &slots) {
                 state.pending[key] = .some(nil)
+                changed = true
             }
-            if durability == .deferred, !state.pending.isEmpty, !state.flushScheduled {
+            return changed
+        }
+    }
+
+    /// The write path shared by every local change: `change` updates memory and `pending` under
+    /// the lock (collecting the slots it advanced) and says whether anything changed; then the
+    /// commit is scheduled (deferred) or made (immediate) and observers are told.
+    private func applyLocally(_ change: (inout State, inout [KeySlot]) -> Bool) {
+        let changedSlots = state.withLock { state -> [KeySlot]? in
+            var slots: [KeySlot] = []
+            guard change(&state, &slots) else { return nil }
+            if durability == .deferred, !state.flushScheduled {
                 state.flushScheduled = true
                 scheduleFlush()
             }
             return slots
         }
+        guard let changedSlots else { return }
         for slot in changedSlots { slot.markChanged() }
         deliverChanges()
         if durability == .immediate {
-            try? flush()  // reported by flush; the removals stay pending for the next flush
+            try? flush()  // reported by flush; the values stay pending for the next flush
         }
     }
 

@@ -13,6 +13,14 @@ struct PostgresConformanceTests {
         let subject = PostgresSubject(url: try PostgresTestServer.requireURL())
         try await check.run(on: subject)
     }
+
+    /// Only the corruption checks are skipped: a server has no file to damage.
+    @Test func onlyTheCorruptionChecksAreSkipped() {
+        let subject = PostgresSubject(url: "postgresql://unused")
+        let skipped = BackendConformance.checks.filter { !$0.applies(to: subject.capabilities) }
+        #expect(skipped.count == 2)
+        #expect(skipped.allSatisfy { $0.requires.contains(.detectsCorruption) })
+    }
 }
 
 /// One namespace of the test server; every backend opened over it shares the data.

@@ -14,14 +14,14 @@ struct PlistEquivalentKeys: Sendable, Equatable {
 
     /// The root dictionary's hidden entries, in file order.
     var hiddenRootEntries: [Entry] = []
-    /// Nested dictionaries' collisions: reported, but a value can only hold one of them.
-    var nested: [(shown: String, hidden: String)] = []
-
-    static func == (lhs: PlistEquivalentKeys, rhs: PlistEquivalentKeys) -> Bool {
-        lhs.hiddenRootEntries == rhs.hiddenRootEntries && lhs.nested.elementsEqual(rhs.nested) { $0 == $1 }
+    /// Two spellings of a nested dictionary's key.
+    struct Spellings: Sendable, Equatable {
+        let shown: String
+        let hidden: String
     }
 
-    var isEmpty: Bool { hiddenRootEntries.isEmpty && nested.isEmpty }
+    /// Nested dictionaries' collisions: reported, but a value can only hold one of them.
+    var nested: [Spellings] = []
 
     /// Inserts a dictionary entry read from a file into `entries`. An exact duplicate key replaces
     /// the earlier entry, as Foundation does; a key equal only up to normalisation keeps the earlier
@@ -36,7 +36,7 @@ struct PlistEquivalentKeys: Sendable, Equatable {
         if atRoot {
             hiddenRootEntries.append(Entry(key: key, shownAs: shown, value: value))
         } else {
-            nested.append((shown, key))
+            nested.append(Spellings(shown: shown, hidden: key))
         }
     }
 
