@@ -159,7 +159,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Could not switch '\(path)' to WAL journal mode (it kept \(mode)); the directory must allow creating "
                 + "'\(SystemCall.fileName(of: path))-wal' and '\(SystemCall.fileName(of: path))-shm'."
         case .backendFailed(let location, let operation, let underlying):
-            "Could not \(operation) '\(location)': \(underlying)."
+            "Could not \(operation) '\(location)': \(underlying). The backend's own error is above; "
+                + "fix what it names and retry (writes that were not committed stay pending for the next flush)."
         }
     }
 
