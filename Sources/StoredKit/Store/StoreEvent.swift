@@ -24,6 +24,15 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     /// A migration was committed, but cleaning up its source afterwards (deleting an imported
     /// file or keys) failed; the source is still there.
     case migrationCleanupFailed(version: Int, name: String, reason: String)
+    /// The connection to a database server (`server`, its address without the password) was lost.
+    /// Reads keep serving the last snapshot; deferred writes stay pending until it is back.
+    case connectionLost(server: String, reason: String)
+    /// The connection to `server` is back; the store caught up with what others changed meanwhile
+    /// and retries what is pending.
+    case connectionRestored(server: String)
+    /// A message the database server sent (a PostgreSQL notice or warning), passed on rather than
+    /// printed to standard error.
+    case serverNotice(server: String, message: String)
 
     /// A one-line explanation naming the key or file.
     ///
@@ -50,6 +59,12 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
             "Reading external changes failed: \(error)"
         case .migrationCleanupFailed(let version, let name, let reason):
             "Migration \(version) '\(name)' was committed, but removing its source failed: \(reason). Remove the source by hand."
+        case .connectionLost(let server, let reason):
+            "Lost the connection to \(server) (\(reason)); serving the last values, writes wait until it is back."
+        case .connectionRestored(let server):
+            "The connection to \(server) is back; caught up with changes made meanwhile."
+        case .serverNotice(let server, let message):
+            "\(server) says: \(message)"
         }
     }
 }
