@@ -1,40 +1,5 @@
 import Dispatch
 
-/// Who wants to hear about which key. Observers of one key are called in the order they registered.
-struct ObserverTable {
-    typealias Callback = @Sendable (Change) -> Void
-    private var nextID = 0
-    private var byKey: [String: [(id: Int, callback: Callback)]] = [:]
-    private var everyKey: [(id: Int, callback: Callback)] = []
-
-    var isEmpty: Bool { everyKey.isEmpty && byKey.isEmpty }
-
-    mutating func add(key: String?, _ callback: @escaping Callback) -> Int {
-        nextID += 1
-        if let key { byKey[key, default: []].append((nextID, callback)) } else { everyKey.append((nextID, callback)) }
-        return nextID
-    }
-
-    mutating func remove(id: Int, key: String?) {
-        if let key {
-            byKey[key]?.removeAll { $0.id == id }
-            if byKey[key]?.isEmpty == true { byKey[key] = nil }
-        } else {
-            everyKey.removeAll { $0.id == id }
-        }
-    }
-
-    func recipients(for key: String) -> [Callback] {
-        (byKey[key] ?? []).map(\.callback) + everyKey.map(\.callback)
-    }
-}
-
-/// A change together with the observers that were registered when it happened.
-struct Delivery {
-    let change: Change
-    let recipients: [ObserverTable.Callback]
-}
-
 extension PreferenceStore.State {
     /// Queues `change` for delivery; called under the store's lock so deliveries keep write order.
     mutating func enqueue(_ change: Change) {
@@ -114,24 +79,6 @@ extension PreferenceStore {
         }
     }
 
-    /// Diagnostics as they happen: values that did not decode, quarantined files, failed writes.
-    ///
-    /// ```swift
-    /// for await event in store.diagnostics { log(event.description) }
-    /// ```
-    public var diagnostics: AsyncStream<StoreEvent> {
-        AsyncStream { continuation in
-            let id = state.withLock { state in
-                let id = (state.eventListeners.keys.max() ?? 0) + 1
-                state.eventListeners[id] = { continuation.yield($0) }
-                return id
-            }
-            continuation.onTermination = { [weak self] _ in
-                self?.state.withLock { _ = $0.eventListeners.removeValue(forKey: id) }
-            }
-        }
-    }
-
     /// Registers an observer; `initial` receives the current value under the same lock, so no
     /// change can slip between the current value and the first change.
     func addObserver(
@@ -172,49 +119,5 @@ extension PreferenceStore {
                 for recipient in delivery.recipients { recipient(delivery.change) }
             }
         }
-    }
-
-    func decodeOrDefault<Value>(_ stored: StoredValue?, _ key: StoredKey<Value>) -> Value {
-        guard let stored else { return key.defaultValue }
-        do {
-            return try key.coder.decode(stored)
-        } catch {
-            decodingFailed(forKey: key.name, expected: key.coder.typeName, found: stored)
-            return key.defaultValue
-        }
-    }
-
-    /// Listens for other processes' changes from the open to the end of the store, observed or
-    /// not: reads and Observation trackers see them too. The backend holds the store weakly.
-    func watchBackend() {
-        do {
-            try backend.startWatching { [weak self] in self?.scheduleReload() }
-        } catch {
-            report(.reloadFailed(StoreError(error, path: backend.location, operation: "watch")))
-        }
-    }
-
-    /// Coalesces bursts of change signals into one reload on a background queue.
-    func scheduleReload() {
-        let schedule = state.withLock { state in
-            guard !state.reloadScheduled else { return false }
-            state.reloadScheduled = true
-            return true
-        }
-        guard schedule else { return }
-        DispatchQueue.global().async { [weak self] in self?.reloadFromBackend() }
-    }
-
-    /// Reads the backend and merges what other processes changed, with origin `.external`.
-    func reloadFromBackend() {
-        do {
-            try withBackendLock {
-                state.withLock { $0.reloadScheduled = false }
-                merge(try backend.load(), origin: .external)
-            }
-        } catch {
-            report(.reloadFailed(StoreError(error, path: backend.location, operation: "reload")))
-        }
-        deliverChanges()
     }
 }

@@ -128,26 +128,6 @@ public final class PreferenceStore: Sendable {
     /// ```
     public var keys: [String] { state.withLock { $0.values.keys.sorted() } }
 
-    /// The raw stored value of `key` (or its registered default), without decoding.
-    ///
-    /// ```swift
-    /// store.storedValue(forKey: "volume")  //=> .double(0.5)
-    /// ```
-    public func storedValue(forKey key: String) -> StoredValue? {
-        state.withLock { $0.values[key] ?? $0.registeredDefaults[key] }
-    }
-
-    /// Whether `key` has a value of its own. Registered defaults are not persisted, so they do
-    /// not count: this answers "has the user chosen yet?".
-    ///
-    /// ```swift
-    /// store.register(defaults: ["volume": 0.5])
-    /// store.hasValue(forKey: "volume")  //=> false
-    /// ```
-    public func hasValue(forKey key: String) -> Bool {
-        state.withLock { $0.values[key] != nil }
-    }
-
     /// Every stored key and value, as one dictionary.
     ///
     /// ```swift
@@ -173,93 +153,6 @@ public final class PreferenceStore: Sendable {
         }
     }
 
-    // MARK: - The write path
-
-    /// Applies a local change in memory, queues it for the backend and notifies observers.
-    /// A value equal to what is stored changes nothing: no notification, no backend write.
-    func apply(_ newValue: StoredValue?, forKey key: String) {
-        if refuseIfReadOnly(newValue, forKey: key) || !admitLocalWrite(newValue, forKey: key) { return }
-        applyLocally { state, slots in
-            guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return false }
-            state.pending[key] = .some(newValue)
-            return true
-        }
-    }
-
-    /// Removes every stored value in one change: one commit to the backend, and each observer told
-    /// of each key it watches. Registered defaults stay registered, so keys read as their defaults.
-    ///
-    /// ```swift
-    /// store.removeAll()
-    /// store.keys  //=> []
-    /// ```
-    public func removeAll() {
-        if isReadOnly {
-            if !keys.isEmpty { report(.commitFailed(.readOnly(path: backend.location))) }
-            return
-        }
-        applyLocally { state, slots in
-            var changed = false
-            for key in Array(state.values.keys) where state.change(key, to: nil, origin: .local, slots: &slots) {
-                state.pending[key] = .some(nil)
-                changed = true
-            }
-            return changed
-        }
-    }
-
-    /// The write path shared by every local change: `change` updates memory and `pending` under
-    /// the lock (collecting the slots it advanced) and says whether anything changed; then the
-    /// commit is scheduled (deferred) or made (immediate) and observers are told.
-    private func applyLocally(_ change: (inout State, inout [KeySlot]) -> Bool) {
-        let changedSlots = state.withLock { state -> [KeySlot]? in
-            var slots: [KeySlot] = []
-            guard change(&state, &slots) else { return nil }
-            if durability == .deferred, !state.flushScheduled {
-                state.flushScheduled = true
-                scheduleFlush()
-            }
-            return slots
-        }
-        guard let changedSlots else { return }
-        for slot in changedSlots { slot.markChanged() }
-        deliverChanges()
-        if durability == .immediate {
-            try? flush()  // reported by flush; the values stay pending for the next flush
-        }
-    }
-
-    /// Merges data read from the backend into memory; keys with local uncommitted writes keep them.
-    func merge(_ snapshot: BackendSnapshot, origin: Change.Origin) {
-        let changedSlots = state.withLock { state -> [KeySlot] in
-            var slots: [KeySlot] = []
-            // Data that arrives with a newer schema version was changed by a migration (another
-            // process's open); an older one means the data was reset (a deleted file).
-            let changeOrigin: Change.Origin =
-                origin == .external && snapshot.schemaVersion > state.schemaVersion ? .migration : origin
-            state.schemaVersion = snapshot.schemaVersion
-            let keys = Set(state.values.keys).union(snapshot.values.keys)
-            for key in keys where state.pending.index(forKey: key) == nil {
-                state.change(key, to: snapshot.values[key], origin: changeOrigin, slots: &slots)
-            }
-            return slots
-        }
-        for slot in changedSlots { slot.markChanged() }
-        for event in snapshot.events { report(event) }
-    }
-
-    /// Puts already-committed local changes into memory (they are not pending: they are on disk).
-    func applyCommitted(_ changes: [String: StoredValue?]) {
-        let changedSlots = state.withLock { state -> [KeySlot] in
-            var slots: [KeySlot] = []
-            for (key, newValue) in changes where state.pending.index(forKey: key) == nil {
-                state.change(key, to: newValue, origin: .local, slots: &slots)
-            }
-            return slots
-        }
-        for slot in changedSlots { slot.markChanged() }
-    }
-
     /// The shared per-key record, created on first use.
     func slot(for key: String) -> KeySlot {
         state.withLock { state in
@@ -269,25 +162,6 @@ public final class PreferenceStore: Sendable {
             return slot
         }
     }
-
-    // MARK: - Diagnostics
-
-    /// Records `event` and tells every diagnostics listener.
-    func report(_ event: StoreEvent) {
-        let listeners = state.withLock { state in
-            state.recentEvents.append(event)
-            if state.recentEvents.count > 100 { state.recentEvents.removeFirst() }
-            return Array(state.eventListeners.values)
-        }
-        for listener in listeners { listener(event) }
-    }
-
-    /// The last 100 events (decoding failures, quarantined files, failed writes), oldest first.
-    ///
-    /// ```swift
-    /// store.recentEvents.last  //=> Key 'volume' holds string, not Double; ...
-    /// ```
-    public var recentEvents: [StoreEvent] { state.withLock { $0.recentEvents } }
 }
 
 extension PreferenceStore.State {

@@ -90,9 +90,3 @@ public final class Transaction: PreferenceAccess {
         store.decodingFailed(forKey: key, expected: expected, found: found)
     }
 }
-
-extension PreferenceStore {
-    func registeredDefault(forKey key: String) -> StoredValue? {
-        state.withLock { $0.registeredDefaults[key] }
-    }
-}

@@ -151,34 +151,3 @@ public struct Stored<Value: Sendable>: Sendable {
         store.observe(key, handler)
     }
 }
-
-extension PreferenceStore {
-    /// The read behind ``Stored`` when the cached value is stale: one locked lookup and one decode.
-    @usableFromInline
-    func read<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
-        let slot = cache.slot
-        let (stored, generation) = state.withLock { state in
-            (state.values[key.name] ?? state.registeredDefaults[key.name], slot.generation)
-        }
-        let value = decodeOrDefault(stored, key)
-        cache.remember(value, at: generation)
-        return value
-    }
-}
-
-extension PreferenceStore {
-    /// The value of a typed key: its stored value, or its default. Reads are cached like a
-    /// ``Stored`` property's: an unchanged value is not looked up or decoded again.
-    ///
-    /// ```swift
-    /// store[.volume] = 0.8
-    /// store[.volume]  //=> 0.8
-    /// ```
-    public subscript<Value>(key: StoredKey<Value>) -> Value {
-        @inlinable get {
-            let cache = key.cache(in: self)
-            return cache.currentValue ?? read(key, cache: cache)
-        }
-        set { write(newValue, forKey: key.name, coder: key.coder) }
-    }
-}

@@ -5,7 +5,7 @@ import Foundation
 // therefore never form `Optional<T>`: a non-generic check picks the path first, and the
 // generic step after it returns a plain `T`.
 
-extension StoredValueDecoding {
+extension DecodingSession {
     /// Decodes one nested value, through a fast path when there is one, otherwise through its
     /// own `init(from:)` with this decoder entered into the value. `key` is generic so that the
     /// fast paths never box it into an existential.
@@ -204,11 +204,11 @@ enum StoredScalarKind {
 
 /// `[String: V]`, decoded by iterating the stored dictionary.
 protocol StoredDirectDictionary {
-    static func decodeDirectly(from entries: [String: StoredValue], decoder: StoredValueDecoding) throws -> Self
+    static func decodeDirectly(from entries: [String: StoredValue], decoder: DecodingSession) throws -> Self
 }
 
 extension Dictionary: StoredDirectDictionary where Key == String, Value: Decodable {
-    static func decodeDirectly(from entries: [String: StoredValue], decoder: StoredValueDecoding) throws -> Self {
+    static func decodeDirectly(from entries: [String: StoredValue], decoder: DecodingSession) throws -> Self {
         // `mapValues` keeps the hash table as it is (no rehashing) and, unlike the subscript
         // setter, needs no run-time metadata for `Value?` per entry. It visits the entries in
         // the dictionary's own order, so walking `keys` alongside names each entry.
@@ -224,11 +224,11 @@ extension Dictionary: StoredDirectDictionary where Key == String, Value: Decodab
 
 /// `[E]`, decoded by iterating the stored array.
 protocol StoredDirectArray {
-    static func decodeDirectly(from elements: [StoredValue], decoder: StoredValueDecoding) throws -> Self
+    static func decodeDirectly(from elements: [StoredValue], decoder: DecodingSession) throws -> Self
 }
 
 extension Array: StoredDirectArray where Element: Decodable {
-    static func decodeDirectly(from elements: [StoredValue], decoder: StoredValueDecoding) throws -> Self {
+    static func decodeDirectly(from elements: [StoredValue], decoder: DecodingSession) throws -> Self {
         var result = Self()
         result.reserveCapacity(elements.count)
         for index in elements.indices {

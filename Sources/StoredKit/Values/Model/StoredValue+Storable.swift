@@ -69,7 +69,7 @@ extension StoredValue: Codable {
     /// try JSONDecoder().decode(StoredValue.self, from: Data("[1, \"a\"]".utf8))  //=> (1, "a")
     /// ```
     public init(from decoder: any Decoder) throws {
-        if let native = decoder as? StoredValueDecoding {
+        if let native = decoder as? DecodingSession {
             guard let value = native.value else {
                 throw DecodingError.valueNotFound(
                     StoredValue.self, .init(codingPath: native.codingPath, debugDescription: "No value is stored here."))

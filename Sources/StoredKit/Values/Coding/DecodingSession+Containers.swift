@@ -7,7 +7,7 @@ import Foundation
 /// `KeyedDecodingContainer` copies the container out of its box on every call, through value
 /// witnesses that are slow for a generic struct with more than one reference in it.
 struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: StoredValueDecoding
+    let decoder: DecodingSession
 
     private var dictionary: [String: StoredValue] {
         @inline(__always) get { decoder.dictionary }
@@ -126,18 +126,18 @@ struct StoredKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     /// A decoder for the value at `key`; a nested container then requires it to exist.
-    private func child(forKey key: Key) -> StoredValueDecoding {
+    private func child(forKey key: Key) -> DecodingSession {
         decoder.separate(for: dictionary[key.stringValue], key: key)
     }
 }
 
 /// Reads an array element by element; it shares the array with the ``StoredValue`` (no copy).
 struct StoredUnkeyedDecodingContainer: UnkeyedDecodingContainer {
-    let decoder: StoredValueDecoding
+    let decoder: DecodingSession
     let elements: [StoredValue]
     private(set) var currentIndex = 0
 
-    init(decoder: StoredValueDecoding, elements: [StoredValue]) {
+    init(decoder: DecodingSession, elements: [StoredValue]) {
         self.decoder = decoder
         self.elements = elements
     }
@@ -211,7 +211,7 @@ struct StoredUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 
     /// A decoder for the current element (which may be past the end: it then reads as nothing).
-    private func nextChild() -> StoredValueDecoding {
+    private func nextChild() -> DecodingSession {
         let value = currentIndex < elements.count ? elements[currentIndex] : nil
         return decoder.separate(for: value, key: StoredIndexKey(index: currentIndex))
     }

@@ -45,12 +45,12 @@ public struct StoredValueDecoder: Sendable {
     /// try StoredValueDecoder().decode(Int8.self, from: .int(300))  // throws typeMismatch(key: "", expected: "Int8", ...)
     /// ```
     public func decode<T: Decodable>(_ type: T.Type, from value: StoredValue) throws -> T {
-        let decoding = StoredValueDecoding(value: value, reusesContainers: true)
+        let decoding = DecodingSession(value: value, reusesContainers: true)
         defer { decoding.finish() }
         do {
             return try decoding.decode(type)
         } catch let error as DecodingError {
-            throw StoredValueDecoding.storeError(from: error, decoding: value, as: type)
+            throw DecodingSession.storeError(from: error, decoding: value, as: type)
         }
     }
 }

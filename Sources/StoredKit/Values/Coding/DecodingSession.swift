@@ -12,7 +12,7 @@ import Foundation
 /// `@exclusivity(unchecked)`: the properties change on every nested value, and the run-time
 /// access check each `var` of a class otherwise costs was several percent of decoding. No
 /// access to them spans a call, and one decoding runs on one thread.
-final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
+final class DecodingSession: Decoder, SingleValueDecodingContainer {
     /// `nil` when there is nothing to read: `superDecoder(forKey:)` for a key that is absent.
     @exclusivity(unchecked) private(set) var value: StoredValue?
     /// The keys from the decoder's own root to `value`.
@@ -77,8 +77,8 @@ final class StoredValueDecoding: Decoder, SingleValueDecodingContainer {
 
     /// A decoder of its own for the nested `value` at `key`, for callers that may use it after
     /// decoding has moved on (nested containers, `superDecoder`).
-    func separate(for value: StoredValue?, key: some CodingKey) -> StoredValueDecoding {
-        StoredValueDecoding(value: value, codingPath: codingPath + [key])
+    func separate(for value: StoredValue?, key: some CodingKey) -> DecodingSession {
+        DecodingSession(value: value, codingPath: codingPath + [key])
     }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -262,7 +262,7 @@ private final class KeyedContainerHolder<Key: CodingKey> {
 }
 
 extension DecodingError {
-    /// The `StoreError` a failure inside ``StoredValueDecoding`` carries.
+    /// The `StoreError` a failure inside ``DecodingSession`` carries.
     var storeError: StoreError? {
         switch self {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),

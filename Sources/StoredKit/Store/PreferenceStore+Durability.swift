@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+
+extension PreferenceStore {
+    /// Commits every write made so far; when it returns, they are on disk.
+    ///
+    /// On failure (disk full, permissions) the writes stay in memory and pending, and the
+    /// next flush retries them. A value the backend refuses at commit is dropped alone: the rest
+    /// is committed, its key goes back to the committed value (observers are told), and the
+    /// refusal is reported and thrown as ``StoreError/refused(key:reason:)``.
+    ///
+    /// ```swift
+    /// store.set(1, forKey: "a")
+    /// try store.flush()
+    /// ```
+    public func flush() throws {
+        let refusals: [StoreError]
+        do {
+            refusals = try withBackendLock {
+                let batch = state.withLock { state in
+                    state.flushScheduled = false
+                    defer { state.pending.removeAll() }
+                    return state.pending
+                }
+                guard !batch.isEmpty else { return [] }
+                return try commitRefusingAlone(batch)
+            }
+        } catch let error as StoreError {
+            report(.commitFailed(error))
+            throw error
+        }
+        for case .refused(let key, let reason) in refusals { report(.encodingFailed(key: key, reason: reason)) }
+        deliverChanges()
+        if let refusal = refusals.first { throw refusal }
+    }
+
+    /// Runs `body` while holding the backend lock. (`Mutex.withLock` wants a `sending` result,
+    /// which a caller's generic result cannot promise; this result never leaves the calling task.)
+    func withBackendLock<T>(_ body: () throws -> T) throws -> T {
+        var outcome: Result<T, any Error>?
+        backendLock.withLock { _ in outcome = Result { try body() } }
+        return try outcome!.get()  // trap-ok: withLock ran the closure synchronously, so outcome is set
+    }
+
+    /// Runs a deferred flush shortly, so a burst of writes becomes one commit.
+    func scheduleFlush() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.flushDelay) { [weak self] in
+            try? self?.flush()  // failures are reported and retried by the next flush
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Dispatch
+
+// The external-change merge: the backend signals that someone else wrote, the store reloads and
+// merges the snapshot into memory (its own uncommitted writes win) and observers hear `.external`.
+extension PreferenceStore {
+    /// Listens for other processes' changes from the open to the end of the store, observed or
+    /// not: reads and Observation trackers see them too. The backend holds the store weakly.
+    func watchBackend() {
+        do {
+            try backend.startWatching { [weak self] in self?.scheduleReload() }
+        } catch {
+            report(.reloadFailed(StoreError(error, path: backend.location, operation: "watch")))
+        }
+    }
+
+    /// Coalesces bursts of change signals into one reload on a background queue.
+    func scheduleReload() {
+        let schedule = state.withLock { state in
+            guard !state.reloadScheduled else { return false }
+            state.reloadScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        DispatchQueue.global().async { [weak self] in self?.reloadFromBackend() }
+    }
+
+    /// Reads the backend and merges what other processes changed, with origin `.external`.
+    func reloadFromBackend() {
+        do {
+            try withBackendLock {
+                state.withLock { $0.reloadScheduled = false }
+                merge(try backend.load(), origin: .external)
+            }
+        } catch {
+            report(.reloadFailed(StoreError(error, path: backend.location, operation: "reload")))
+        }
+        deliverChanges()
+    }
+
+    /// Merges data read from the backend into memory; keys with local uncommitted writes keep them.
+    func merge(_ snapshot: BackendSnapshot, origin: Change.Origin) {
+        let changedSlots = state.withLock { state -> [KeySlot] in
+            var slots: [KeySlot] = []
+            // Data that arrives with a newer schema version was changed by a migration (another
+            // process's open); an older one means the data was reset (a deleted file).
+            let changeOrigin: Change.Origin =
+                origin == .external && snapshot.schemaVersion > state.schemaVersion ? .migration : origin
+            state.schemaVersion = snapshot.schemaVersion
+            let keys = Set(state.values.keys).union(snapshot.values.keys)
+            for key in keys where state.pending.index(forKey: key) == nil {
+                state.change(key, to: snapshot.values[key], origin: changeOrigin, slots: &slots)
+            }
+            return slots
+        }
+        for slot in changedSlots { slot.markChanged() }
+        for event in snapshot.events { report(event) }
+    }
+}

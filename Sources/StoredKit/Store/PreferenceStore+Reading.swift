@@ -1,0 +1,69 @@
+import Synchronization
+
+// The read path: the snapshot in memory, and for typed keys the per-key decode cache
+// (DecodedValueCache), which a `@Stored` read consults first; only a stale cache comes here.
+extension PreferenceStore {
+    /// The raw stored value of `key` (or its registered default), without decoding.
+    ///
+    /// ```swift
+    /// store.storedValue(forKey: "volume")  //=> .double(0.5)
+    /// ```
+    public func storedValue(forKey key: String) -> StoredValue? {
+        state.withLock { $0.values[key] ?? $0.registeredDefaults[key] }
+    }
+
+    /// Whether `key` has a value of its own. Registered defaults are not persisted, so they do
+    /// not count: this answers "has the user chosen yet?".
+    ///
+    /// ```swift
+    /// store.register(defaults: ["volume": 0.5])
+    /// store.hasValue(forKey: "volume")  //=> false
+    /// ```
+    public func hasValue(forKey key: String) -> Bool {
+        state.withLock { $0.values[key] != nil }
+    }
+
+    /// The read behind ``Stored`` when the cached value is stale: one locked lookup and one decode.
+    @usableFromInline
+    func read<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
+        let slot = cache.slot
+        let (stored, generation) = state.withLock { state in
+            (state.values[key.name] ?? state.registeredDefaults[key.name], slot.generation)
+        }
+        let value = decodeOrDefault(stored, key)
+        cache.remember(value, at: generation)
+        return value
+    }
+
+    /// The value of a typed key: its stored value, or its default. Reads are cached like a
+    /// ``Stored`` property's: an unchanged value is not looked up or decoded again.
+    ///
+    /// ```swift
+    /// store[.volume] = 0.8
+    /// store[.volume]  //=> 0.8
+    /// ```
+    public subscript<Value>(key: StoredKey<Value>) -> Value {
+        @inlinable get {
+            let cache = key.cache(in: self)
+            return cache.currentValue ?? read(key, cache: cache)
+        }
+        set { write(newValue, forKey: key.name, coder: key.coder) }
+    }
+
+    /// Decodes a stored value as `key`'s type; a value that does not decode reads as the default
+    /// and is reported, and stays stored.
+    func decodeOrDefault<Value>(_ stored: StoredValue?, _ key: StoredKey<Value>) -> Value {
+        guard let stored else { return key.defaultValue }
+        do {
+            return try key.coder.decode(stored)
+        } catch {
+            decodingFailed(forKey: key.name, expected: key.coder.typeName, found: stored)
+            return key.defaultValue
+        }
+    }
+
+    /// The registered default of `key`, which is never persisted.
+    func registeredDefault(forKey key: String) -> StoredValue? {
+        state.withLock { $0.registeredDefaults[key] }
+    }
+}
