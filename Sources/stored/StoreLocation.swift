@@ -14,8 +14,6 @@ import StoredKit
 /// StoreLocation("com.example.app").path  //=> "/root/.config/com.example.app.plist"
 /// ```
 struct StoreLocation: Sendable {
-    static let storeExtensions: Set<String> = ["plist", "sqlite", "sqlite3", "db"]
-
     /// The argument as the user wrote it, for messages that suggest a next command.
     let argument: String
     let url: URL
@@ -26,7 +24,7 @@ struct StoreLocation: Sendable {
         guard !argument.isEmpty else { throw CLIError.usage(nil, "STORE is empty; give a file path or a suite name") }
         self.argument = argument
         let pathExtension = (argument as NSString).pathExtension.lowercased()
-        isSuite = !argument.contains("/") && !Self.storeExtensions.contains(pathExtension)
+        isSuite = !argument.contains("/") && StoreFileFormat.fileExtensions[pathExtension] == nil
         url =
             isSuite
             ? PlistBackend.fileURL(forSuite: argument, environment: environment)
@@ -40,7 +38,7 @@ struct StoreLocation: Sendable {
 
     /// The plist encoding of the file as it is now: binary when it starts with `bplist`.
     var existingPlistFormat: PlistFormat {
-        FileSystem.firstBytes(of: path, count: 8).starts(with: Data("bplist".utf8)) ? .binary : .xml
+        PlistFormat(ofFileAt: path)
     }
 
     /// Fails with exit status 5 unless the store exists: commands that only read never create one.

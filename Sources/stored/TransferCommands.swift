@@ -177,8 +177,7 @@ enum ImportFile {
     }
 
     static func parse(_ data: Data, source: String) throws -> [String: StoredValue] {
-        let firstByte = data.first { !" \t\r\n".utf8.contains($0) }
-        if data.starts(with: Data("bplist".utf8)) || firstByte == UInt8(ascii: "<") {
+        if StoreFileFormat(content: data) == .plist {
             return try PlistBytes.decode(data, source: source)
         }
         guard let text = String(data: data, encoding: .utf8) else {
@@ -188,7 +187,7 @@ enum ImportFile {
         do {
             // An object of keys lets each value nest as deep as a store holds it.
             value =
-                firstByte == UInt8(ascii: "{")
+                data.first(where: { !" \t\r\n".utf8.contains($0) }) == UInt8(ascii: "{")
                 ? .dictionary(try StoredValueJSON.decodeKeys(text, source: source))
                 : try StoredValueJSON.decode(text, source: source)
         } catch {

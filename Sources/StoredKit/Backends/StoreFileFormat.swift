@@ -15,40 +15,76 @@ public enum StoreFileFormat: String, Sendable, Hashable {
     /// An SQLite database.
     case sqlite
 
-    /// Detects the format: `.plist` → plist; `.sqlite`, `.sqlite3`, `.db` → SQLite; anything else
-    /// by content (`SQLite format 3`, `bplist00`, `<?xml`/`<plist`). `nil` when it cannot tell
-    /// (an unknown extension and a missing, empty or unrecognisable file).
+    /// The file extensions StoredKit knows (lowercase, without the dot) and the format each names.
+    /// Every part that picks a backend by a file's name asks this one list.
+    ///
+    /// ```swift
+    /// StoreFileFormat.fileExtensions["sqlite3"]  //=> .sqlite
+    /// ```
+    public static let fileExtensions: [String: StoreFileFormat] = [
+        "plist": .plist, "sqlite": .sqlite, "sqlite3": .sqlite, "db": .sqlite,
+    ]
+
+    /// Detects the format: a known extension (``fileExtensions``) decides; anything else is told
+    /// by content (``init(content:)``). `nil` when it cannot tell (an unknown extension and a
+    /// missing, empty or unrecognisable file).
     ///
     /// ```swift
     /// StoreFileFormat(detecting: url)  //=> .sqlite
     /// ```
     public init?(detecting url: URL) {
-        switch url.pathExtension.lowercased() {
-        case "plist": self = .plist
-        case "sqlite", "sqlite3", "db": self = .sqlite
-        default:
-            let head = Self.firstBytes(of: url)
-            if head.starts(with: Data("SQLite format 3\0".utf8)) {
-                self = .sqlite
-            } else if head.starts(with: Data("bplist00".utf8)) {
-                self = .plist
-            } else if let text = String(data: head, encoding: .utf8),
-                text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<")
-            {
-                self = .plist
-            } else {
-                return nil
-            }
+        if let known = Self.fileExtensions[url.pathExtension.lowercased()] {
+            self = known
+        } else {
+            self.init(content: FileSystem.firstBytes(of: url.path, count: 64))
         }
     }
 
-    static func startsWithBinaryPlistMagic(_ url: URL) -> Bool {
-        firstBytes(of: url).starts(with: Data("bplist00".utf8))
+    /// Tells the format from a file's first bytes: the SQLite header, the binary plist magic
+    /// (``PlistFormat/init(content:)``), or text whose first non-blank character is `<` (an XML
+    /// plist). `nil` for anything else, such as JSON.
+    ///
+    /// ```swift
+    /// StoreFileFormat(content: Data("<?xml version=\"1.0\"?>".utf8))  //=> .plist
+    /// StoreFileFormat(content: Data("{\"a\": 1}".utf8))  //=> nil
+    /// ```
+    public init?(content head: some Collection<UInt8>) {
+        if head.starts(with: "SQLite format 3\0".utf8) {
+            self = .sqlite
+        } else if PlistFormat(content: head) == .binary
+            || head.first(where: { !" \t\r\n".utf8.contains($0) }) == UInt8(ascii: "<")
+        {
+            self = .plist
+        } else {
+            return nil
+        }
+    }
+}
+
+extension PlistFormat {
+    /// The format of plist bytes as they are: binary when they start with the `bplist` magic (of
+    /// any version: the reader names an unsupported one), XML otherwise.
+    ///
+    /// ```swift
+    /// PlistFormat(content: try Data(contentsOf: url))  //=> .binary
+    /// ```
+    public init(content: some Collection<UInt8>) {
+        self = content.starts(with: Self.binaryMagic) ? .binary : .xml
     }
 
-    private static func firstBytes(of url: URL) -> Data {
-        FileSystem.firstBytes(of: url.path, count: 64)
+    /// The format of the plist file at `path` as it is now (XML when it is missing or empty).
+    ///
+    /// ```swift
+    /// PlistFormat(ofFileAt: "/home/me/.config/com.example.app.plist")  //=> .xml
+    /// ```
+    public init(ofFileAt path: String) {
+        self.init(content: FileSystem.firstBytes(of: path, count: 8))
     }
+
+    /// The first bytes of every binary property list, of any version.
+    static let binaryMagic = Array("bplist".utf8)
+    /// The header of the only version in use, which StoredKit reads and writes.
+    static let binaryHeader = binaryMagic + Array("00".utf8)
 }
 
 extension PreferenceStore {
@@ -68,7 +104,7 @@ extension PreferenceStore {
     ) throws {
         switch StoreFileFormat(detecting: url) ?? .plist {
         case .plist:
-            let format: PlistFormat = StoreFileFormat.startsWithBinaryPlistMagic(url) ? .binary : .xml
+            let format = PlistFormat(ofFileAt: url.path)
             try self.init(
                 .plist(at: url, format: format, corruption: corruption),
                 migrations: migrations, durability: durability, whenNewer: whenNewer)

@@ -117,6 +117,6 @@ extension MigrationContext {
 
     /// Keeps a binary file binary when keys are removed from it.
     private static func plistFormat(of path: String) -> PlistFormat {
-        FileSystem.firstBytes(of: path, count: 8) == Data("bplist00".utf8) ? .binary : .xml
+        PlistFormat(ofFileAt: path)
     }
 }

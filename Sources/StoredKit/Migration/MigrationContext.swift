@@ -45,22 +45,6 @@ public struct MigrationContext: PreferenceAccess {
     /// ```
     public func setStoredValue(_ value: StoredValue?, forKey key: String) { staging.values[key] = value }
 
-    /// Makes the migration fail: a value that cannot be encoded must not be silently dropped.
-    ///
-    /// ```swift
-    /// m.encodingFailed(forKey: "a", error: error)
-    /// ```
-    public func encodingFailed(forKey key: String, error: any Error) {
-        if staging.failure == nil { staging.failure = .unrepresentable(key: key, reason: "\(error)") }
-    }
-
-    /// Ignored: `value(forKey:as:)` returns `nil` and the migration decides what to do.
-    ///
-    /// ```swift
-    /// m.decodingFailed(forKey: "a", expected: "Int", found: .string("x"))
-    /// ```
-    public func decodingFailed(forKey key: String, expected: String, found: StoredValue) {}
-
     /// Moves a value to a new key. Fails if `newKey` exists, unless `overwrite` is true;
     /// does nothing if `oldKey` has no value (so running twice is harmless).
     ///
@@ -113,4 +97,14 @@ public struct MigrationContext: PreferenceAccess {
     public func afterCommit(_ cleanup: @escaping () throws -> Void) {
         staging.cleanups.append(cleanup)
     }
+}
+
+extension MigrationContext: AccessFailureReporting {
+    /// Makes the migration fail: a value that cannot be encoded must not be silently dropped.
+    func encodingFailed(forKey key: String, error: any Error) {
+        if staging.failure == nil { staging.failure = .unrepresentable(key: key, reason: "\(error)") }
+    }
+
+    /// Ignored: `value(forKey:as:)` returns `nil` and the migration decides what to do.
+    func decodingFailed(forKey key: String, expected: String, found: StoredValue) {}
 }

@@ -14,10 +14,6 @@ public protocol PreferenceAccess {
     func storedValue(forKey key: String) -> StoredValue?
     /// Stores `value` under `key`; `nil` removes the key.
     func setStoredValue(_ value: StoredValue?, forKey key: String)
-    /// Called when a typed write could not be encoded; nothing was written.
-    func encodingFailed(forKey key: String, error: any Error)
-    /// Called when a stored value did not decode as the type it was read as.
-    func decodingFailed(forKey key: String, expected: String, found: StoredValue)
     /// Whether `key` has a value of its own: a registered default does not count.
     func hasValue(forKey key: String) -> Bool
 }
@@ -70,7 +66,7 @@ extension PreferenceAccess {
         // Storable values convert directly, without building a coder (as in `set`).
         guard let stored = storedValue(forKey: key) else { return nil }
         if let value = (try? storable.init(storedValue: stored)) as? Value { return value }
-        decodingFailed(forKey: key, expected: String(describing: Value.self), found: stored)
+        reportDecodingFailure(forKey: key, expected: String(describing: Value.self), found: stored)
         return nil
     }
 
@@ -138,8 +134,12 @@ extension PreferenceAccess {
         do {
             setStoredValue(try coder.encode(value), forKey: key)
         } catch {
-            encodingFailed(forKey: key, error: error)
+            (self as? any AccessFailureReporting)?.encodingFailed(forKey: key, error: error)
         }
+    }
+
+    private func reportDecodingFailure(forKey key: String, expected: String, found: StoredValue) {
+        (self as? any AccessFailureReporting)?.decodingFailed(forKey: key, expected: expected, found: found)
     }
 
     func read<Value>(_ key: String, coder: StoredCoder<Value>) -> Value? {
@@ -147,8 +147,18 @@ extension PreferenceAccess {
         do {
             return try coder.decode(stored)
         } catch {
-            decodingFailed(forKey: key, expected: coder.typeName, found: stored)
+            reportDecodingFailure(forKey: key, expected: coder.typeName, found: stored)
             return nil
         }
     }
+}
+
+/// How StoredKit's own ``PreferenceAccess`` types hear that a typed read or write failed: a store
+/// reports it on its diagnostics, a transaction or migration fails as a whole. Internal, so the
+/// public protocol asks of its conformers only what a user would call.
+protocol AccessFailureReporting {
+    /// A typed write could not be encoded; nothing was written.
+    func encodingFailed(forKey key: String, error: any Error)
+    /// A stored value did not decode as the type it was read as; it stays stored.
+    func decodingFailed(forKey key: String, expected: String, found: StoredValue)
 }

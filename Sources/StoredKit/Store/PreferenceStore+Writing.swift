@@ -79,22 +79,16 @@ extension PreferenceStore: PreferenceAccess {
     public func setStoredValue(_ value: StoredValue?, forKey key: String) {
         apply(value, forKey: key)
     }
+}
 
-    /// Reports a value that could not be encoded; nothing was written.
-    ///
-    /// ```swift
-    /// store.encodingFailed(forKey: "a", error: error)  // shows up in store.diagnostics
-    /// ```
-    public func encodingFailed(forKey key: String, error: any Error) {
+extension PreferenceStore: AccessFailureReporting {
+    /// Reports a value that could not be encoded on the store's diagnostics; nothing was written.
+    func encodingFailed(forKey key: String, error: any Error) {
         report(.encodingFailed(key: key, reason: "\(error)"))
     }
 
     /// Reports a stored value that did not decode; the stored value stays as it is.
-    ///
-    /// ```swift
-    /// store.decodingFailed(forKey: "volume", expected: "Double", found: .string("loud"))
-    /// ```
-    public func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
+    func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
         report(.decodingFailed(key: key, expected: expected, found: "\(found.typeName) \(found)"))
     }
 }

@@ -71,22 +71,16 @@ public final class Transaction: PreferenceAccess {
         }
         staged[key] = .some(value)
     }
+}
 
+extension Transaction: AccessFailureReporting {
     /// Makes the transaction fail (nothing is committed).
-    ///
-    /// ```swift
-    /// tx.encodingFailed(forKey: "a", error: error)
-    /// ```
-    public func encodingFailed(forKey key: String, error: any Error) {
+    func encodingFailed(forKey key: String, error: any Error) {
         if failure == nil { failure = .unrepresentable(key: key, reason: "\(error)") }
     }
 
     /// Reports the failure on the store's diagnostics.
-    ///
-    /// ```swift
-    /// tx.decodingFailed(forKey: "volume", expected: "Double", found: .string("loud"))
-    /// ```
-    public func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
+    func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
         store.decodingFailed(forKey: key, expected: expected, found: found)
     }
 }

@@ -39,7 +39,7 @@ struct PlistBinaryReader {
 
     /// True when `bytes` starts with the `bplist` magic (any version; only `00` is supported).
     static func hasMagic(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.count >= 6 && bytes.prefix(6).elementsEqual("bplist".utf8)
+        bytes.starts(with: PlistFormat.binaryMagic)
     }
 
     /// Parses a whole binary plist; `path` only names the file in errors.
@@ -60,7 +60,7 @@ struct PlistBinaryReader {
 
     /// Validates the header and trailer and returns the index of the top object.
     private mutating func readTrailer() throws(StoreError) -> Int {
-        guard bytes.count >= Self.headerLength, bytes.prefix(8).elementsEqual("bplist00".utf8) else {
+        guard bytes.count >= Self.headerLength, bytes.starts(with: PlistFormat.binaryHeader) else {
             let version = String(decoding: bytes.prefix(8).dropFirst(6), as: UTF8.self)
             throw failure("unsupported binary plist version '\(version)'; only bplist00 is supported")
         }

@@ -6,7 +6,7 @@ import Foundation
 /// no second pass over the output is needed; the top object is therefore the last one, which the
 /// trailer records. Equal ASCII strings (mostly repeated keys) are stored once.
 struct PlistBinaryWriter {
-    private var output: [UInt8] = Array("bplist00".utf8)
+    private var output: [UInt8] = PlistFormat.binaryHeader
     private var offsets: [Int] = []
     private var referenceSize = 1
     /// Child object indices of the containers being written, innermost last.
