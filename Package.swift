@@ -32,17 +32,20 @@ let package = Package(
         .target(name: "CBenchmarkCounters", path: "Benchmarks/CBenchmarkCounters"),
         .executableTarget(
             name: "StoredBenchmarks",
-            dependencies: ["StoredKit", "CBenchmarkCounters"],
+            dependencies: ["StoredKit", "CBenchmarkCounters", "StoredKitTestSupport"],
             path: "Benchmarks/StoredBenchmarks"
         ),
+        // What the tests, the torture tool and the benchmark share: seeded randomness, fixtures.
+        .target(name: "StoredKitTestSupport", dependencies: ["StoredKit"], path: "Tests/StoredKitTestSupport"),
         .testTarget(
-            name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance"],
+            name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance", "StoredKitTestSupport"],
             exclude: ["ForeignFiles"]  // read from the source tree by ForeignFileTests
         ),
         .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
         .testTarget(name: "StoredCLITests", dependencies: ["stored"]),
-        .executableTarget(name: "stored-torture", dependencies: ["StoredKit"], path: "Tests/StoredTorture"),
+        .executableTarget(
+            name: "stored-torture", dependencies: ["StoredKit", "StoredKitTestSupport"], path: "Tests/StoredTorture"),
         .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper", "stored-torture"]),
     ],
     swiftLanguageModes: [.v6]

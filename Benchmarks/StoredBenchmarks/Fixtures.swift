@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 /// A value shaped like SwiftUI's `TabViewCustomization` for a 20-tab sidebar in four sections:
 /// per-tab visibility and pinning, optional titles and badges, and each section's tab order.
@@ -108,21 +109,6 @@ struct TemporaryDefaults {
     }
 }
 
-/// A small, fast, seeded generator, so every run writes the same "random" values.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
-
 /// Key names and preference contents shared by the bulk, open, flush and memory scenarios.
 enum PreferenceContent {
     /// `count` distinct key names, `key-0` ... `key-<count-1>`.
@@ -136,7 +122,7 @@ enum PreferenceContent {
 
     /// `count` random integers (MMKV's benchmark shape).
     static func randomIntegers(_ count: Int, seed: UInt64) -> [Int] {
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         return (0..<count).map { _ in Int.random(in: 0..<1_000_000, using: &generator) }
     }
 

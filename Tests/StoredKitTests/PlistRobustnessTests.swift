@@ -1,22 +1,11 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 @testable import StoredKit
 
 @Suite("Plist codec: hostile and damaged input")
 struct PlistRobustnessTests {
-    /// SplitMix64, so a failing flip can be reproduced from the printed seed.
-    private struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-    }
-
     /// A smaller sample keeps thousands of decodes fast while still covering every object kind.
     private static let sample: StoredValue = .dictionary([
         "string": .string("a<b>&c"), "unicode": .string("é😀"), "int": .int(-5), "big": .uint(.max), "real": .double(0.25),
@@ -70,7 +59,7 @@ struct PlistRobustnessTests {
     @Test(arguments: [PlistFormat.xml, .binary])
     func randomByteFlipsNeverTrap(format: PlistFormat) throws {
         let data = try PlistCodec.encode(Self.sample, format: format)
-        var generator = SeededGenerator(state: format == .xml ? 1 : 2)
+        var generator = SeededGenerator(seed: format == .xml ? 1 : 2)
         var failures = 0
         for round in 0..<2_500 {
             var damaged = data

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 /// Damaged files: each sample store truncated at every byte offset (or every `step`-th), and
 /// `flips` copies with 1–8 random bits flipped. Each case is opened with the default

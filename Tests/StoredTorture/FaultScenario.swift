@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 #if canImport(Glibc)
     import Glibc
