@@ -15,6 +15,39 @@ import Synchronization
 /// try store.update(.launchCount) { $0 += 1 }
 /// try store.flush()
 /// ```
+///
+/// ## Topics
+///
+/// ### Opening a store
+/// - ``init(_:migrations:durability:whenNewer:)``
+/// - ``init(fileAt:durability:migrations:corruption:whenNewer:)``
+/// - ``inMemory(_:)``
+/// - ``standard``
+/// - ``backend``
+/// - ``durability``
+/// - ``isReadOnly``
+///
+/// ### Reading
+/// - ``storedValue(forKey:)``
+/// - ``hasValue(forKey:)``
+/// - ``keys``
+/// - ``dictionaryRepresentation()``
+/// - ``register(defaults:)``
+///
+/// ### Writing
+/// - ``removeAll()``
+/// - ``flush()``
+/// - ``update(_:_:)``
+/// - ``transaction(_:)``
+///
+/// ### Observing changes
+/// - ``changes``
+/// - ``values(for:)``
+///
+/// ### Migrations and diagnostics
+/// - ``schemaVersion``
+/// - ``diagnostics``
+/// - ``recentEvents``
 public final class PreferenceStore: Sendable {
     /// Where the data lives.
     ///
