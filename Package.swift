@@ -44,6 +44,10 @@ let package = Package(
         .testTarget(name: "StoredCLITests", dependencies: ["stored"]),
         .executableTarget(name: "stored-torture", dependencies: ["StoredKit"], path: "Tests/StoredTorture"),
         .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper", "stored-torture"]),
+        // Every code example of the DocC articles (Sources/*/*.docc), compiled and run by `make test`.
+        .testTarget(
+            name: "DocumentationExamplesTests", dependencies: ["StoredKit", "StoredKitConformance", "TabKit", "stored"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
