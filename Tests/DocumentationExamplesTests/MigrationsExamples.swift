@@ -2,7 +2,7 @@ import Foundation
 import StoredKit
 import Testing
 
-// The examples of "Migrations" (Sources/StoredKit/StoredKit.docc/Migrations.md).
+// The examples of "Migrations" (Sources/StoredKit/StoredKit.docc/MigratingPreferences.md).
 
 struct SidebarV1: Codable, Equatable { var tabs: [String] }
 struct SidebarV2: Codable, Equatable { var order: [String]; var hidden: [String] }
