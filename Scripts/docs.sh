@@ -17,8 +17,12 @@ out=.build/docs
 graphs=.build/symbol-graphs
 
 for module in "${modules[@]}"; do
-    $swift build --target "$module" 2>&1 | grep -v '^\[' || true
-    [ "${PIPESTATUS[0]}" = 0 ] || { echo "docs: 'swift build --target $module' failed" >&2; exit 1; }
+    # A no-op after `swift build` or `make test`; its output matters only when it fails.
+    if ! output=$($swift build --target "$module" 2>&1); then
+        echo "$output" >&2
+        echo "docs: 'swift build --target $module' failed" >&2
+        exit 1
+    fi
 done
 
 bin=$($swift build --show-bin-path)
