@@ -8,18 +8,18 @@ import Testing
 struct ChoosingAStoreExamples {
     @Test func everyFileStoreOpensTheSameWay() throws {
         let directory = try ExampleDirectory()
-        let stores = [
-            try PreferenceStore(.sqlite(at: directory.file("prefs.sqlite"))),
-            try PreferenceStore(.plist(at: directory.file("prefs.plist"))),
-            try PreferenceStore(.plist(at: directory.file("prefs-binary.plist"), format: .binary)),
-            PreferenceStore.inMemory(),
-        ]
-        for store in stores {
+        let sqlite = try PreferenceStore(.sqlite(at: directory.file("prefs.sqlite")))
+        let xml = try PreferenceStore(.plist(at: directory.file("prefs.plist")))
+        let binary = try PreferenceStore(.plist(at: directory.file("prefs-binary.plist"), format: .binary))
+        let suite = try PreferenceStore(.plist(suite: directory.file("com.example.app").path))
+        let memory = PreferenceStore.inMemory()
+        for store in [sqlite, xml, binary, suite, memory] {
             store[.volume] = 0.8
             try store.flush()
             #expect(store[.volume] == 0.8)
         }
-        #expect(stores.map(\.backend.location).last == "memory")
+        #expect(memory.backend.location == "memory")
+        #expect((binary.backend as? PlistBackend)?.format == .binary)
     }
 
     @Test func aSuiteIsTheFileUserDefaultsUses() throws {
