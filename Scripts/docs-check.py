@@ -172,6 +172,7 @@ def start_browser(profile: str) -> tuple[subprocess.Popen, int]:
         "--no-default-browser-check",
         "--disable-extensions",
         "--hide-scrollbars",
+        "--disable-dev-shm-usage",  # containers often give /dev/shm only 64 MB
         "--window-size=1280,1000",
         f"--user-data-dir={profile}",
         "--remote-debugging-port=0",
