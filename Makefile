@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: demo test bench bench-quick deps lint torture fuzz
+.PHONY: demo test bench bench-quick deps lint torture fuzz docs docs-preview docs-check docs-python docs-deps
 
 ## Run the demo: a sidebar whose customization persists in an embedded SQLite store.
 demo: deps
@@ -35,6 +35,19 @@ FUZZ_SECONDS ?= 600
 fuzz: deps
 	Fuzz/fuzz.sh all $(FUZZ_SECONDS)
 
+## Documentation (DocC, Sources/*/*.docc): a static site in .build/docs, built from the debug
+## build's symbol graphs (no second build); fails on any DocC warning or a public symbol no landing
+## page curates. docs-preview serves it on http://127.0.0.1:$(DOCS_PORT)/; docs-check opens the
+## landing pages and two articles in headless Chromium and fails on an empty page or a console error.
+DOCS_PORT ?= 8000
+docs: deps docs-python
+	SWIFT="$(SWIFT)" Scripts/docs.sh
+docs-preview: docs
+	@echo "Serving .build/docs at http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops it)"
+	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
+docs-check: docs docs-deps
+	Scripts/docs-check.py .build/docs
+
 ## Check formatting.
 lint:
 	$(SWIFT) format lint -r Sources Tests Benchmarks Fuzz/Targets
@@ -49,4 +62,14 @@ deps:
 	@if ! pkg-config --exists libpq 2>/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		echo "Installing libpq-dev and postgresql (client library, and a server for the tests)..."; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libpq-dev postgresql; \
+	fi
+
+## Python 3 (the docs scripts and the preview server) and Debian's Chromium (docs-check).
+docs-python:
+	@command -v python3 >/dev/null 2>&1 || { echo "Installing python3..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3; }
+docs-deps:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "Installing chromium (headless, for make docs-check)..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; \
 	fi

@@ -47,6 +47,10 @@ let package = Package(
         .executableTarget(
             name: "stored-torture", dependencies: ["StoredKit", "StoredKitTestSupport"], path: "Tests/StoredTorture"),
         .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper", "stored-torture"]),
+        // Every code example of the DocC articles (Sources/*/*.docc), compiled and run by `make test`.
+        .testTarget(
+            name: "DocumentationExamplesTests", dependencies: ["StoredKit", "StoredKitConformance", "TabKit", "stored"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,7 +23,7 @@
 ///
 /// Prove a backend with the `StoredKitConformance` library: describe its data in a
 /// `ConformanceSubject` and run every check in `BackendConformance.checks` from a Swift Testing
-/// test (the README's "Writing a backend" shows the few lines it takes).
+/// test (<doc:WritingABackend> shows the few lines it takes).
 public protocol Backend: AnyObject, Sendable {
     /// Where the data lives, used in messages: a file path, or a name such as `"memory"`.
     var location: String { get }

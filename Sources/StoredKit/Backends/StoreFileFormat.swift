@@ -2,7 +2,7 @@ import Foundation
 
 /// The kind of a store file, told by its name or, failing that, by its first bytes.
 ///
-/// The CLI, the demo and ``PreferenceStore/init(fileAt:durability:migrations:corruption:)`` use it
+/// The CLI, the demo and ``PreferenceStore/init(fileAt:durability:migrations:corruption:whenNewer:)`` use it
 /// to pick a backend for a path.
 ///
 /// ```swift

@@ -5,9 +5,9 @@ import Synchronization
 /// namespace's revision and sends one `NOTIFY`, and every process's listener hands the revision
 /// to its stores, which read only the rows above the revision they have.
 ///
-/// The stores of one process on one server share its connections (see ``PostgresServer``).
+/// The stores of one process on one server share its connections (see <doc:SharingPreferencesAcrossMachines>).
 /// Namespaces and keys are always bound parameters; the password never appears in
-/// ``location``, errors or events. See ``PostgresSchema`` for the tables:
+/// ``location``, errors or events. The tables are in <doc:SharingPreferencesAcrossMachines>:
 ///
 /// ```swift
 /// let store = try PreferenceStore(.postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42"))

@@ -6,7 +6,7 @@ import Synchronization
 /// processes: WAL journal, `BEGIN IMMEDIATE` for every write, a batch per transaction, and
 /// `PRAGMA data_version` (woken by inotify, confirmed by a one-second poll) to notice other writers.
 ///
-/// The file is readable with the stock shell; see ``SQLiteSchema`` and ``SQLiteValueColumns``
+/// The file is readable with the stock shell; see <doc:ChoosingAStore#The-SQLite-layout>
 /// for the layout:
 ///
 /// ```swift

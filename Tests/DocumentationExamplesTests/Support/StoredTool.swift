@@ -1,0 +1,60 @@
+import Foundation
+
+/// The built `stored` executable, run in a fresh directory as the article's shell session runs it.
+struct StoredTool {
+    struct Outcome {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    let directory: ExampleDirectory
+
+    init() throws {
+        directory = try ExampleDirectory()
+    }
+
+    /// Runs `stored` with `arguments` in the example directory (also its `XDG_CONFIG_HOME`).
+    @discardableResult
+    func run(_ arguments: String...) throws -> Outcome {
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = arguments
+        process.currentDirectoryURL = directory.url
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = directory.url.path
+        process.environment = environment
+        let output = Pipe()
+        // Standard error goes to a file, so a full pipe can never block the tool while stdout is read.
+        let errorFile = directory.file(".stderr-\(UUID().uuidString)")
+        try Data().write(to: errorFile)
+        let errors = try FileHandle(forWritingTo: errorFile)
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errors.close()
+        let stderr = try Data(contentsOf: errorFile)
+        return Outcome(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// `stored` is built into the same directory as the test bundle.
+    static func binary() throws -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appending(path: "stored")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        throw MissingTool()
+    }
+
+    struct MissingTool: Error, CustomStringConvertible {
+        var description: String { "the 'stored' executable was not found next to the tests: run `swift build --build-tests`" }
+    }
+}
