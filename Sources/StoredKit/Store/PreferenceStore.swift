@@ -19,7 +19,8 @@ import Synchronization
 /// ## Topics
 ///
 /// ### Opening a store
-/// - ``init(_:migrations:durability:whenNewer:)``
+/// - ``init(_:migrations:durability:whenNewer:)-(Backend,_,_,_)``
+/// - ``init(_:migrations:durability:whenNewer:)-(AnyBackend,_,_,_)``
 /// - ``init(fileAt:durability:migrations:corruption:whenNewer:)``
 /// - ``inMemory(_:)``
 /// - ``standard``
