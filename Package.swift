@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "CBenchmarkCounters", path: "Benchmarks/CBenchmarkCounters"),
         .executableTarget(
             name: "StoredBenchmarks",
-            dependencies: ["StoredKit", "CBenchmarkCounters"],
+            dependencies: ["StoredKit", "CBenchmarkCounters", "CStoredPostgres"],
             path: "Benchmarks/StoredBenchmarks"
         ),
         .testTarget(
