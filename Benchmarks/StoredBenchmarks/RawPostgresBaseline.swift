@@ -78,6 +78,23 @@ final class RawPostgresBaseline {
         return Int(String(cString: PQgetvalue(result, 0, 0))) ?? 0
     }
 
+    /// The same SELECT read into a `[String: Int]`, as a Swift developer using libpq would:
+    /// one String per key, the integer parsed from its text.
+    func selectDictionary(namespace: String) throws -> (rows: Int, duration: Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try query("select", Self.select, [namespace])
+        defer { PQclear(result) }
+        let rows = PQntuples(result)
+        var values: [String: Int] = [:]
+        values.reserveCapacity(Int(rows))
+        for row in 0..<rows where PQgetisnull(result, row, 3) == 0 {
+            values[String(cString: PQgetvalue(result, row, 0))] = Int(String(cString: PQgetvalue(result, row, 3)))
+        }
+        blackHole(values)
+        return (values.count, clock.now - start)
+    }
+
     /// Runs fixed SQL (several statements allowed) without parameters.
     func run(_ sql: String) throws {
         let result = PQexec(connection, sql)

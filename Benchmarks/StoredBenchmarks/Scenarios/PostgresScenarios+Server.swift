@@ -73,7 +73,8 @@ extension PostgresScenarios {
             baselines: [
                 Baseline(
                     "raw-select", "raw libpq: the prepared SELECT of the namespace's rows, every field touched",
-                    goal: .costAtMost(1.5, source: "issue 17"))
+                    goal: .costAtMost(1.5, source: "issue 17")),
+                Baseline("raw-dictionary", "raw libpq: the same SELECT read into a [String: Int]"),
             ]
         ) { context in
             try withServer { server in
@@ -99,8 +100,22 @@ extension PostgresScenarios {
                     return duration
                 }
                 guard selected == keys else { throw BenchmarkError.unexpected("the SELECT returned \(selected) rows") }
+                let dictionary = try context.harness.measureRounds(operations: 1) {
+                    try raw.selectDictionary(namespace: large).duration
+                }
+                // Where the time goes: the backend's read alone, without the engine and the watch.
+                let load = try context.harness.measureRounds(operations: 1) {
+                    let backend = PostgresBackend.postgres(url: server.url, namespace: large)
+                    let clock = ContinuousClock()
+                    let start = clock.now
+                    blackHole(try backend.load().values.count)
+                    return clock.now - start
+                }
                 withExtendedLifetime(warm) {}
-                return ScenarioOutcome(subject: .measured(subject), baselines: ["raw-select": .measured(baseline)])
+                return ScenarioOutcome(
+                    subject: .measured(subject),
+                    baselines: ["raw-select": .measured(baseline), "raw-dictionary": .measured(dictionary)],
+                    notes: [String(format: "of which PostgresBackend.load() alone: %.2f ms", load.median * 1e3)])
             }
         }
     }
