@@ -126,7 +126,7 @@ extension Command {
                 "convert", "--to-namespace \(toNamespace) applies to a PostgreSQL TO; '\(target.path)' is a file")
         }
         guard source.path != target.path else {
-            throw CLIError.usage("convert", "FROM and TO are the same file '\(source.path)'")
+            throw CLIError.usage("convert", "FROM and TO are the same store '\(source.path)'")
         }
         let plistFormat = try plistFormat(arguments.value("format"), for: target)
         let sourceStore = try source.openExisting()

@@ -43,6 +43,8 @@ struct PostgresErrorTests {
         #expect(try cli.run("convert", "a.plist", "b.sqlite", "--namespace", "x").status == 2)
         #expect(try cli.run("convert", url, "b.sqlite", "--to-namespace", "x").status == 2)
         #expect(try cli.run("help", "read").stdout.contains("--namespace NAME"))
+        let same = try cli.run("convert", url, url, "--namespace", "x")
+        #expect(same.status == 2 && same.errorOutput.contains("the same store"), "\(same)")
     }
 
     /// The role of the test server that must give a password: no command prints it, neither when
