@@ -43,10 +43,7 @@ final class RawPostgresBaseline {
     func bareUpsert(value: Int) throws -> Duration {
         let clock = ContinuousClock()
         let start = clock.now
-        try execute(
-            "bare",
-            "INSERT INTO bench_raw_upsert (key, value) VALUES ('value', $1::bigint) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [String(value)])
+        try execute("bare", Self.bareUpsert, [String(value)])
         return clock.now - start
     }
 
@@ -95,6 +92,41 @@ final class RawPostgresBaseline {
         return (values.count, clock.now - start)
     }
 
+    /// A durable transaction that upserts a row and notifies `channel` with `payload`: what the
+    /// writer of the notification baseline does.
+    func notifyingTransaction(channel: String, payload: String) throws {
+        try run("BEGIN")
+        try execute("notify-upsert", Self.bareUpsert, [String(payload.count)])
+        try execute("notify-send", "SELECT pg_notify($1, $2)", [channel, payload])
+        try run("COMMIT")
+    }
+
+    /// LISTENs on `channel`, then collects `count` notifications whose payload is the sender's
+    /// `monotonicNanoseconds()`, waiting in `poll` on the socket (at most `timeout` in all);
+    /// returns each one's delay in seconds.
+    func receive(_ count: Int, on channel: String, timeout: Duration, afterListening start: () throws -> Void) throws
+        -> [Double]
+    {
+        try run("LISTEN \(channel)")
+        try start()
+        var delays: [Double] = []
+        let deadline = ContinuousClock.now + timeout
+        while delays.count < count, ContinuousClock.now < deadline {
+            var poller = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) >= 0 || errno == EINTR else { break }
+            guard PQconsumeInput(connection) == 1 else { throw BenchmarkError.unexpected("the raw listener lost its connection") }
+            while let notification = PQnotifies(connection) {
+                let received = monotonicNanoseconds()
+                if let payload = notification.pointee.extra, let sent = Int64(String(cString: payload)) {
+                    delays.append(Double(received - sent) / 1e9)
+                }
+                PQfreemem(notification)
+            }
+        }
+        try run("UNLISTEN \(channel)")
+        return delays
+    }
+
     /// Runs fixed SQL (several statements allowed) without parameters.
     func run(_ sql: String) throws {
         let result = PQexec(connection, sql)
@@ -139,6 +171,11 @@ final class RawPostgresBaseline {
         let message = String(cString: PQerrorMessage(connection))
         throw BenchmarkError.unexpected("raw libpq: \(message) in \(sql.prefix(60))")
     }
+
+    private static let bareUpsert = """
+        INSERT INTO bench_raw_upsert (key, value) VALUES ('value', $1::bigint)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+        """
 
     /// The store's own statements (PostgresSchema), written out again: the baseline must not call StoredKit.
     private static let bump = """

@@ -11,7 +11,8 @@ extension PostgresScenarios {
             name: "postgres.notify.latency", group: "postgresql",
             measures: "Process A sets a key and flushes; an observer in process B (here) fires. A→B delay on "
                 + "CLOCK_MONOTONIC, p50/p99; goal p50 ≤ 2 ms, p99 ≤ 20 ms (issue 17).",
-            subject: "store.observe in B ← set + flush() in A"
+            subject: "store.observe in B ← set + flush() in A",
+            baselines: [Baseline("raw-notify", "raw libpq: upsert + pg_notify committed in A, LISTEN and poll in B")]
         ) { context in
             try withServer { server in
                 let count = context.scaled(full: 200, quick: 20)
@@ -34,12 +35,24 @@ extension PostgresScenarios {
                 while log.latencies.count < count, clock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
                 let latencies = withExtendedLifetime(token) { log.latencies }
                 guard !latencies.isEmpty else { throw BenchmarkError.unexpected("no write of process A reached process B") }
+                let raw = try RawPostgresBaseline(url: server.url)
+                var rawWriter: ChildProcess?
+                let rawLatencies = try raw.receive(count, on: "bench_raw_notify", timeout: .seconds(30)) {
+                    let child = try ChildProcess([
+                        "postgres-raw-notify-writer", server.url, "\(count)", "\(writeIntervalMilliseconds)",
+                    ])
+                    try child.expect("ready")
+                    child.send("go")
+                    rawWriter = child
+                }
+                _ = try rawWriter?.waitForExit()
                 let figure = Figure(latencies: latencies)
                 let p50 = (figure.p50 ?? 0) * 1e3
                 let p99 = (figure.p99 ?? 0) * 1e3
                 let verdict = p50 <= 2 && p99 <= 20 ? "met" : "MISSED"
                 return ScenarioOutcome(
                     subject: .measured(figure),
+                    baselines: rawLatencies.isEmpty ? [:] : ["raw-notify": .measured(Figure(latencies: rawLatencies))],
                     notes: [
                         "B was notified of \(latencies.count) of \(count) writes (writes \(writeIntervalMilliseconds) ms apart)",
                         String(format: "goal p50 ≤ 2 ms and p99 ≤ 20 ms: %@ (p50 %.2f ms, p99 %.2f ms)", verdict, p50, p99),
@@ -59,6 +72,21 @@ extension PostgresScenarios {
         for _ in 0..<count {
             store[ping] = Int(monotonicNanoseconds())
             try store.flush()
+            usleep(interval * 1_000)
+        }
+        ChildSide.say("done")
+    }
+
+    /// `--child postgres-raw-notify-writer <url> <count> <interval-ms>`: the same writes in raw libpq.
+    static func rawNotifyWriterChild(_ arguments: [String]) throws {
+        guard arguments.count == 3, let count = Int(arguments[1]), let interval = UInt32(arguments[2]) else {
+            throw BenchmarkError.unexpected("usage: --child postgres-raw-notify-writer <url> <count> <interval-ms>")
+        }
+        let raw = try RawPostgresBaseline(url: arguments[0])
+        ChildSide.say("ready")
+        try ChildSide.waitForGo()
+        for _ in 0..<count {
+            try raw.notifyingTransaction(channel: "bench_raw_notify", payload: String(monotonicNanoseconds()))
             usleep(interval * 1_000)
         }
         ChildSide.say("done")
