@@ -30,7 +30,7 @@ enum HelpText {
             Commands:
             \(commands.joined(separator: "\n"))
 
-            STORE is a file path or a suite name:
+            STORE is a file path, a suite name or a PostgreSQL server:
               *.plist                      a property-list store (XML or binary, as Foundation's UserDefaults writes)
               *.sqlite, *.sqlite3, *.db    an SQLite store
               any other path               detected by content; a new file becomes a plist
