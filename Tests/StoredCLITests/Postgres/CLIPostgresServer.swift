@@ -26,10 +26,12 @@ enum CLIPostgresServer {
     /// A namespace no other test uses.
     static func freshNamespace(_ label: String) -> String { "cli-\(label)-\(UUID().uuidString.prefix(8))" }
 
-    /// The test server's URL as the password role, password included; the role is created (or
-    /// its password reset) first, with the rights the store's tables need.
-    static func passwordURL() throws -> String {
+    /// A database of its own owned by the password role, and its URL as that role, password
+    /// included: the role then creates (and may upgrade) StoredKit's tables there itself, whatever
+    /// other tests did to the tables of the default database. ``dropDatabase(_:)`` removes it.
+    static func passwordURL() throws -> (url: String, database: String) {
         let url = try requireURL()
+        let database = "cli_password_\(UUID().uuidString.prefix(8).lowercased())"
         try psql(
             url,
             """
@@ -38,10 +40,16 @@ enum CLIPostgresServer {
             EXCEPTION WHEN duplicate_object THEN NULL;
             END $$;
             ALTER ROLE storedkit_password_test PASSWORD '\(password)';
-            GRANT ALL ON SCHEMA public TO storedkit_password_test;
-            GRANT ALL ON ALL TABLES IN SCHEMA public TO storedkit_password_test;
             """)
-        return url.replacingOccurrences(of: "postgres@", with: "storedkit_password_test:\(password)@")
+        try psql(url, "CREATE DATABASE \(database) OWNER storedkit_password_test")
+        guard let slash = url.range(of: "/", options: .backwards) else { throw MissingServer() }
+        let own = String(url[..<slash.upperBound]) + database
+        return (own.replacingOccurrences(of: "postgres@", with: "storedkit_password_test:\(password)@"), database)
+    }
+
+    static func dropDatabase(_ database: String) {
+        guard let url else { return }
+        _ = try? psql(url, "DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
     }
 
     /// Runs SQL with `psql`; its output, or a failure.

@@ -52,7 +52,8 @@ struct PostgresErrorTests {
     @Test func thePasswordIsNeverPrinted() throws {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }
-        let url = try CLIPostgresServer.passwordURL()
+        let (url, database) = try CLIPostgresServer.passwordURL()
+        defer { CLIPostgresServer.dropDatabase(database) }
         let password = CLIPostgresServer.password
         let namespace = CLIPostgresServer.freshNamespace("password")
         var outcomes = [
