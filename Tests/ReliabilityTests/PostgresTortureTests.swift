@@ -38,3 +38,34 @@ struct PostgresTortureTests {
         run.expectClean()
     }
 }
+
+/// Regression: the throwaway server `stored-torture kill --backend postgres` started when none
+/// was given kept running after the tool exited.
+@Suite("stored-torture's throwaway PostgreSQL server", .enabled(if: PostgresURLs.isEnabled, "needs a PostgreSQL installation"))
+struct TortureThrowawayServerTests {
+    @Test func theServerItStartedIsStoppedWhenItExits() throws {
+        let process = Process()
+        process.executableURL = TortureRun.executable
+        process.arguments = ["kill", "1", "--backend", "postgres", "--durability", "deferred"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["STOREDKIT_POSTGRES_URL"] = nil
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(said)")
+        let url = try #require(said.firstMatch(of: /server at (postgresql:\/\/\S+)/)?.output.1, "\(said)")
+        // Nothing accepts connections there any more.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        probe.arguments = ["-X", "-q", "-d", String(url), "-c", "SELECT 1"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        #expect(probe.terminationStatus != 0, "the server at \(url) still runs")
+    }
+}

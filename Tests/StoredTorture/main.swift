@@ -44,12 +44,14 @@ let backends = option("--backend").map { Set($0.split(separator: ",").map(String
 let kinds = StoreKind.allCases.filter { backends?.contains($0.rawValue) ?? true }
 let includesPostgres = backends?.contains("postgres") ?? true
 
-/// The server of the PostgreSQL scenarios, started on first use when none is given.
+/// The server of the PostgreSQL scenarios, started on first use when none is given, and
+/// released (a throwaway one stopped) at exit: globals are never deinitialised otherwise.
 nonisolated(unsafe) var givenServer: TortureServer?
 func postgresServer() throws -> TortureServer {
     if let givenServer { return givenServer }
     let server = try TortureServer(url: option("--postgres") ?? ProcessInfo.processInfo.environment["STOREDKIT_POSTGRES_URL"])
     givenServer = server
+    atexit { givenServer = nil }
     return server
 }
 
