@@ -25,7 +25,8 @@ bench: deps
 bench-quick: deps
 	$(SWIFT) run -c release stored-bench --quick
 
-## Reliability figures (RELIABILITY.md): every torture scenario at full size, about 10 minutes.
+## Reliability figures (RELIABILITY.md): every torture scenario at full size, PostgreSQL included
+## (a throwaway server unless STOREDKIT_POSTGRES_URL names one), about 25 minutes.
 torture: deps
 	$(SWIFT) build -c release --product stored-torture
 	.build/release/stored-torture all

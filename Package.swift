@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "CBenchmarkCounters", path: "Benchmarks/CBenchmarkCounters"),
         .executableTarget(
             name: "StoredBenchmarks",
-            dependencies: ["StoredKit", "CBenchmarkCounters", "StoredKitTestSupport"],
+            dependencies: ["StoredKit", "CBenchmarkCounters", "CStoredPostgres", "StoredKitTestSupport"],
             path: "Benchmarks/StoredBenchmarks"
         ),
         // What the tests, the torture tool and the benchmark share: seeded randomness, fixtures.

@@ -64,6 +64,8 @@ func runChild(_ arguments: [String]) -> Int32 {
         case "contention": try ContentionScenarios.child(Array(arguments.dropFirst()))
         case "notify-writer": try NotificationScenarios.writerChild(Array(arguments.dropFirst()))
         case "open-once": try OpenScenarios.openOnceChild(Array(arguments.dropFirst()))
+        case "postgres-notify-writer": try PostgresScenarios.notifyWriterChild(Array(arguments.dropFirst()))
+        case "postgres-raw-notify-writer": try PostgresScenarios.rawNotifyWriterChild(Array(arguments.dropFirst()))
         default: throw BenchmarkError.unexpected("unknown child job '\(arguments.joined(separator: " "))'")
         }
         return 0

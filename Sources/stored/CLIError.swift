@@ -13,6 +13,9 @@ enum ExitCode: Int32, Sendable {
     case invalidInput = 3
     case corruptStore = 4
     case inputOutput = 5
+    /// A PostgreSQL server that could not be reached (not running, wrong host or port, network
+    /// down, starting up): unlike 5, trying again later may work.
+    case serverUnreachable = 6
 }
 
 /// A failure that ends the command: its exit status and one line for stderr that names the file
@@ -55,6 +58,10 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
     private static func exitCode(for error: StoreError) -> ExitCode {
         if error.isCorruption { return .corruptStore }
         switch error {
+        // SQLSTATE class 08 is a connection failure; 57P01-57P03, a server shutting down or starting up.
+        case .postgres(_, let code, _) where code.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(code):
+            return .serverUnreachable
+        case .backendFailed(_, _, let underlying as StoreError): return exitCode(for: underlying)
         case .typeMismatch, .unrepresentable, .refused, .keyExists, .unsupportedFile, .notStoredKitDatabase,
             .restoredWithoutHeader:
             return .invalidInput

@@ -19,10 +19,17 @@ struct Command: Sendable {
     let run: @Sendable (ParsedArguments, Console) throws -> Void
 
     /// Every command, in the order `stored help` lists them.
-    static let all: [Command] = [
-        .read, .readType, .write, .delete, .rename, .keys, .find,
-        .export, .import, .watch, .info, .check, .convert, .help,
-    ]
+    /// Every command that takes a STORE also takes `--namespace`, for a PostgreSQL one.
+    static let all: [Command] =
+        ([
+            .read, .readType, .write, .delete, .rename, .keys, .find,
+            .export, .import, .watch, .info, .check, .convert, .namespaces, .help,
+        ] as [Command]).map { command in
+            guard command.arguments.contains("STORE") || command.name == "convert" else { return command }
+            var withNamespace = command
+            withNamespace.options.append(.namespace)
+            return withNamespace
+        }
 
     static func named(_ name: String) -> Command? { all.first { $0.name == name } }
 

@@ -23,21 +23,24 @@ enum HelpText {
             return "  " + synopsis + String(repeating: " ", count: width - synopsis.count + 2) + command.summary
         }
         return """
-            stored: inspect and edit StoredKit preference stores (plist or SQLite).
+            stored: inspect and edit StoredKit preference stores (plist, SQLite or PostgreSQL).
 
             Usage: stored COMMAND [ARGUMENTS] [OPTIONS]
 
             Commands:
             \(commands.joined(separator: "\n"))
 
-            STORE is a file path or a suite name:
+            STORE is a file path, a suite name or a PostgreSQL server:
               *.plist                      a property-list store (XML or binary, as Foundation's UserDefaults writes)
               *.sqlite, *.sqlite3, *.db    an SQLite store
               any other path               detected by content; a new file becomes a plist
               NAME (no '/', no extension above)
                                            the suite NAME: $XDG_CONFIG_HOME/NAME.plist (default ~/.config),
                                            where Foundation's UserDefaults(suiteName: NAME) keeps it
-            Only commands that write (write, delete, rename, import, convert) create a missing store.
+              postgresql://USER@HOST:PORT/DB, or libpq's 'host=HOST dbname=DB ...'
+                                           the namespace --namespace NAME (default: default) on that
+                                           server; the password (URL, PGPASSWORD, ~/.pgpass) is never shown
+            Only commands that write (write, delete, rename, import, convert) create a missing store or namespace.
             A corrupt store is never repaired or moved aside: commands stop with status 4.
 
             JSON (read --json, export, import, write --json, watch --json) is plain JSON where that is exact:
@@ -52,6 +55,7 @@ enum HelpText {
               3  invalid value or input file (--int abc, malformed JSON or import file, a key that exists, a valid store file holding what StoredKit cannot read)
               4  corrupt store
               5  I/O or permission error, or a store that does not exist
+              6  PostgreSQL server unreachable (not running, wrong host or port, starting up); try again later
 
             Errors go to stderr as one line naming the file or key and what to do.
             Run 'stored help COMMAND' for the options and examples of a command.

@@ -9,32 +9,19 @@ extension Command {
         summary: "Show backend, path, format, size, key count, schema version, last change",
         discussion: """
             For SQLite, size is the database file and the write-ahead log, and the last change is
-            the later of the two files' modification times.
+            the later of the two files' modification times. For PostgreSQL: the server (without its
+            password), the namespace, its keys, schema version and revision (its commits so far).
             """,
         options: [OptionSpec("json", "Print a JSON object.")],
-        examples: ["stored info prefs.sqlite", "stored info com.example.app --json"],
+        examples: [
+            "stored info prefs.sqlite", "stored info com.example.app --json",
+            "stored info postgresql://app@db/prefs --namespace user:42",
+        ],
         positionalCount: 1...1
     ) { arguments, console in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let store = try location.openExisting()
-        let files = [location.path] + (location.kind == .sqlite ? [location.path + "-wal"] : [])
-        let attributes = files.compactMap { try? FileManager.default.attributesOfItem(atPath: $0) }
-        let size = attributes.compactMap { ($0[.size] as? NSNumber)?.int64Value }.reduce(0, +)
-        let modified = attributes.compactMap { $0[.modificationDate] as? Date }.max()
-        let format =
-            switch location.kind {
-            case .plist: location.existingPlistFormat == .binary ? "binary" : "xml"
-            case .sqlite: "sqlite3"
-            }
-        let fields: [(name: String, key: String, value: StoredValue)] = [
-            ("backend", "backend", .string(location.kind.rawValue)),
-            ("path", "path", .string(location.path)),
-            ("format", "format", .string(format)),
-            ("size", "size", .int(size)),
-            ("keys", "keyCount", .int(Int64(store.keys.count))),
-            ("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
-            ("last modified", "lastModified", .string(modified.map { $0.formatted(.iso8601) } ?? "unknown")),
-        ]
+        let fields = try location.server.map { try serverFields($0, store) } ?? fileFields(location, store)
         if arguments.has("json") {
             console.print(
                 StoredValueJSON.encode(.dictionary(Dictionary(uniqueKeysWithValues: fields.map { ($0.key, $0.value) }))))
@@ -49,18 +36,51 @@ extension Command {
             }.joined(separator: "\n"))
     }
 
+    private typealias Field = (name: String, key: String, value: StoredValue)
+
+    private static func fileFields(_ location: StoreLocation, _ store: PreferenceStore) -> [Field] {
+        let files = [location.path] + (location.kind == .sqlite ? [location.path + "-wal"] : [])
+        let attributes = files.compactMap { try? FileManager.default.attributesOfItem(atPath: $0) }
+        let size = attributes.compactMap { ($0[.size] as? NSNumber)?.int64Value }.reduce(0, +)
+        let modified = attributes.compactMap { $0[.modificationDate] as? Date }.max()
+        let format = location.kind == .sqlite ? "sqlite3" : location.existingPlistFormat == .binary ? "binary" : "xml"
+        return [
+            ("backend", "backend", .string(location.kind.name)),
+            ("path", "path", .string(location.path)),
+            ("format", "format", .string(format)),
+            ("size", "size", .int(size)),
+            ("keys", "keyCount", .int(Int64(store.keys.count))),
+            ("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
+            ("last modified", "lastModified", .string(modified.map { $0.formatted(.iso8601) } ?? "unknown")),
+        ]
+    }
+
+    /// The server's fields: no path, size or modification time, but the revision.
+    private static func serverFields(_ server: PostgresLocation, _ store: PreferenceStore) throws -> [Field] {
+        let revision = try server.summary()?.revision ?? 0
+        return [
+            ("backend", "backend", .string("postgresql")),
+            ("server", "server", .string(server.server)),
+            ("namespace", "namespace", .string(server.namespace)),
+            ("keys", "keyCount", .int(Int64(store.keys.count))),
+            ("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
+            ("revision", "revision", .int(revision)),
+        ]
+    }
+
     static let check = Command(
         name: "check",
         arguments: "STORE",
         summary: "Check the store's integrity (status 4 and the problem if damaged)",
         discussion: """
             A plist must parse completely. An SQLite store must pass PRAGMA quick_check and every
-            row must decode. Nothing is repaired, moved or rewritten.
+            row must decode; so must every row of a PostgreSQL namespace. Nothing is repaired,
+            moved or rewritten.
             """,
         examples: ["stored check prefs.sqlite && echo sound"],
         positionalCount: 1...1
     ) { arguments, console in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         try location.requireExisting()
         // Zero bytes is what a crash or `touch` leaves: no reader calls it a property list, yet a
         // store opens it as empty. Say which it is rather than "sound".
@@ -79,7 +99,7 @@ extension Command {
         let ambiguous = store.recentEvents.filter { if case .equivalentKeys = $0 { true } else { false } }
         let unreadable = store.recentEvents.filter { if case .equivalentKeys = $0 { false } else { true } }
         if !unreadable.isEmpty { throw damaged(location, unreadable.map(\.description)) }
-        console.print("'\(location.path)' is sound: \(location.kind.rawValue), \(keyCount(store.keys.count)).")
+        console.print("'\(location.path)' is sound: \(location.kind.name), \(keyCount(store.keys.count)).")
         for event in ambiguous { console.print("note: \(event)") }
     }
 

@@ -16,7 +16,7 @@ extension Command {
         examples: ["stored read prefs.plist", "stored read prefs.sqlite sidebar", "stored read com.example.app --json"],
         positionalCount: 1...2
     ) { arguments, console in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let store = try location.openExisting()
         let asJSON = arguments.has("json")
         guard arguments.positionals.count == 2 else {
@@ -38,7 +38,7 @@ extension Command {
         examples: ["stored read-type prefs.plist volume"],
         positionalCount: 2...2
     ) { arguments, console in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let store = try location.openExisting()
         console.print(try storedValue(store, arguments.positionals[1], location).typeName)
     }
@@ -52,7 +52,7 @@ extension Command {
         examples: ["stored keys prefs.sqlite"],
         positionalCount: 1...1
     ) { arguments, console in
-        let store = try StoreLocation(arguments.positionals[0]).openExisting()
+        let store = try StoreLocation(arguments).openExisting()
         let keys = store.keys
         if arguments.has("json") {
             console.print(StoredValueJSON.encode(.array(keys.map(StoredValue.string))))
@@ -73,7 +73,7 @@ extension Command {
         examples: ["stored find prefs.plist home"],
         positionalCount: 2...2
     ) { arguments, console in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let word = arguments.positionals[1]
         let store = try location.openExisting()
         let matches = store.dictionaryRepresentation().filter { key, value in

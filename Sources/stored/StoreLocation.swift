@@ -1,27 +1,64 @@
 import Foundation
 import StoredKit
 
-/// What a `STORE` argument names: a file path, or a suite name in Foundation's UserDefaults location.
+/// What a `STORE` argument names: a file path, a suite name in Foundation's UserDefaults
+/// location, or a namespace on a PostgreSQL server.
 ///
 /// - A path ending in `.plist` is a plist store; `.sqlite`, `.sqlite3` or `.db` an SQLite store;
 ///   any other path is detected by content (a missing or empty one becomes a plist).
 /// - An argument without `/` and without one of those extensions is a suite name:
 ///   `com.example.app` → `$XDG_CONFIG_HOME/com.example.app.plist` (default `~/.config`).
 ///   Write `./name` for a file in the current directory.
+/// - A `postgresql://` (or `postgres://`) URL or a libpq `key=value` string is a server; the
+///   namespace is `--namespace NAME` (default `default`). Messages never show its password.
 ///
 /// ```swift
 /// StoreLocation("prefs.sqlite").kind  //=> .sqlite
 /// StoreLocation("com.example.app").path  //=> "/root/.config/com.example.app.plist"
+/// StoreLocation("postgresql://app:pw@db/prefs", namespace: "u1").path  //=> "postgresql://app@db/prefs (namespace u1)"
 /// ```
 struct StoreLocation: Sendable {
-    /// The argument as the user wrote it, for messages that suggest a next command.
+    /// The backends a STORE can name.
+    enum Kind: Sendable, Equatable {
+        case plist, sqlite
+        case postgresql(PostgresLocation)
+
+        /// What `info` and `check` print.
+        var name: String {
+            switch self {
+            case .plist: "plist"
+            case .sqlite: "sqlite"
+            case .postgresql: "postgresql"
+            }
+        }
+    }
+
+    /// The argument as the user wrote it (a server's without its password), for messages that
+    /// suggest a next command.
     let argument: String
+    /// The file of a plist or SQLite store; for a server, unused.
     let url: URL
-    let kind: StoreFileFormat
+    let kind: Kind
     let isSuite: Bool
 
-    init(_ argument: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) {
+    /// The server, for a PostgreSQL STORE.
+    var server: PostgresLocation? {
+        if case .postgresql(let server) = kind { server } else { nil }
+    }
+
+    init(
+        _ argument: String, namespace: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CLIError) {
         guard !argument.isEmpty else { throw CLIError.usage(nil, "STORE is empty; give a file path or a suite name") }
+        if PostgresLocation.isServer(argument) {
+            let server = try PostgresLocation(argument, namespace: namespace ?? "default")
+            self.argument = server.shownArgument
+            url = URL(fileURLWithPath: "/")
+            kind = .postgresql(server)
+            isSuite = false
+            return
+        }
         self.argument = argument
         let pathExtension = (argument as NSString).pathExtension.lowercased()
         isSuite = !argument.contains("/") && StoreFileFormat.fileExtensions[pathExtension] == nil
@@ -29,12 +66,28 @@ struct StoreLocation: Sendable {
             isSuite
             ? PlistBackend.fileURL(forSuite: argument, environment: environment)
             : URL(fileURLWithPath: argument).standardizedFileURL
-        kind = StoreFileFormat(detecting: url) ?? .plist
+        kind = StoreFileFormat(detecting: url) == .sqlite ? .sqlite : .plist
     }
 
-    var path: String { url.path }
+    /// The first positional STORE of a command line, with its `--namespace`, which only a server takes.
+    init(_ arguments: ParsedArguments) throws(CLIError) {
+        let namespace = arguments.value("namespace")
+        try self.init(arguments.positionals[0], namespace: namespace)
+        if let namespace, server == nil {
+            throw CLIError.usage(nil, "--namespace \(namespace) applies to a PostgreSQL STORE; '\(path)' is a file")
+        }
+    }
 
-    var exists: Bool { FileManager.default.fileExists(atPath: path) }
+    /// What messages name: the file's path, or the server (no password) and namespace.
+    var path: String { server?.description ?? url.path }
+
+    /// Whether the store exists: the file, or the namespace on the server (which is asked).
+    var exists: Bool {
+        get throws {
+            if let server { return try server.summary() != nil }
+            return FileManager.default.fileExists(atPath: path)
+        }
+    }
 
     /// The plist encoding of the file as it is now: binary when it starts with `bplist`.
     var existingPlistFormat: PlistFormat {
@@ -42,8 +95,14 @@ struct StoreLocation: Sendable {
     }
 
     /// Fails with exit status 5 unless the store exists: commands that only read never create one.
-    func requireExisting() throws(CLIError) {
-        guard !exists else { return }
+    func requireExisting() throws {
+        guard try !exists else { return }
+        if let server {
+            throw CLIError(
+                .inputOutput,
+                "\(server.server) has no namespace '\(server.namespace)'. Run 'stored namespaces \(server.server)' to list them; "
+                    + "only commands that write create one.")
+        }
         let what = isSuite ? "Suite '\(argument)' has no store at '\(path)'" : "'\(path)' does not exist"
         throw CLIError(.inputOutput, "\(what). Check the path or suite name; only commands that write create a store.")
     }
@@ -54,6 +113,8 @@ struct StoreLocation: Sendable {
     /// A plist keeps its current encoding unless `plistFormat` asks for another.
     func backend(plistFormat: PlistFormat? = nil, creating: Bool = true) throws(CLIError) -> any Backend {
         switch kind {
+        case .postgresql(let server):
+            return PostgresBackend.postgres(url: server.url, namespace: server.namespace)
         case .plist:
             return PlistBackend(at: url, format: plistFormat ?? existingPlistFormat, corruption: .fail)
         case .sqlite:
@@ -86,7 +147,7 @@ struct StoreLocation: Sendable {
     /// command an empty file), the header is checked first: a StoredKit store is always in WAL
     /// mode (header bytes 18 and 19 are 2) and, once checkpointed, has the application ID `StK1`.
     private func requireStoredKitDatabase(allowEmpty: Bool) throws(CLIError) {
-        guard exists else { return }  // missing: created by writes only
+        guard FileManager.default.fileExists(atPath: path) else { return }  // missing: created by writes only
         let header = [UInt8](FileSystem.firstBytes(of: path, count: 100))
         if header.isEmpty {
             // Unreadable, or not a regular file: the backend says why.

@@ -24,7 +24,7 @@ extension Command {
     static let export = Command(
         name: "export",
         arguments: "STORE [FILE|-]",
-        summary: "Write the whole store to a file or stdout",
+        summary: "Write the whole store (or namespace) to a file or stdout",
         discussion: """
             Writes every key and value to FILE (replaced atomically; a new FILE is readable by you only,
             like a store) or to standard output ('-' or no FILE).
@@ -35,10 +35,13 @@ extension Command {
             refused by name (status 3) and nothing is written; use --format binary or json.
             """,
         options: [OptionSpec("format", value: "json|xml|binary", "The output format (default: json).")],
-        examples: ["stored export prefs.sqlite backup.json", "stored export prefs.plist - --format xml"],
+        examples: [
+            "stored export prefs.sqlite backup.json", "stored export prefs.plist - --format xml",
+            "stored export postgresql://app@db/prefs --namespace user:42 backup.json",
+        ],
         positionalCount: 1...2
     ) { arguments, console in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let destination = arguments.positionals.count == 2 ? arguments.positionals[1] : "-"
         let format =
             arguments.value("format") == nil && destination != "-"
@@ -72,10 +75,13 @@ extension Command {
             A malformed file changes nothing (status 3). Creates the store if needed.
             """,
         options: [OptionSpec("merge", "Keep keys that the file does not mention.")],
-        examples: ["stored import prefs.sqlite backup.json", "stored export old.plist - | stored import new.sqlite -"],
+        examples: [
+            "stored import prefs.sqlite backup.json", "stored export old.plist - | stored import new.sqlite -",
+            "stored import postgresql://app@db/prefs --namespace user:42 backup.json",
+        ],
         positionalCount: 2...2
     ) { arguments, _ in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let values = try ImportFile.read(arguments.positionals[1])
         if location.kind == .plist { try PlistBytes.requireExact(values, in: location, format: location.existingPlistFormat) }
         let store = try location.openForWriting()
@@ -90,23 +96,37 @@ extension Command {
     static let convert = Command(
         name: "convert",
         arguments: "FROM TO",
-        summary: "Copy every value between stores (plist <-> SQLite) exactly",
+        summary: "Copy every value between stores (plist, SQLite, PostgreSQL) exactly",
         discussion: """
             Copies every key, value and the schema version from FROM into TO in one transaction;
             the format of each follows its name (see STORE in 'stored help'). TO is created if needed;
             if it already holds keys the command stops (status 3) unless --replace is given.
+            --namespace names the namespace of a server FROM (and of TO, unless --to-namespace does).
             """,
         options: [
             OptionSpec("replace", "Replace the contents of a TO that is not empty."),
             OptionSpec("format", value: "xml|binary", "The encoding of a plist TO (default: xml, or TO's current one)."),
+            OptionSpec("to-namespace", value: "NAME", "The namespace of a PostgreSQL TO (default: --namespace)."),
         ],
-        examples: ["stored convert com.example.app ~/.config/example/prefs.sqlite", "stored convert prefs.sqlite prefs.plist"],
+        examples: [
+            "stored convert com.example.app ~/.config/example/prefs.sqlite", "stored convert prefs.sqlite prefs.plist",
+            "stored convert prefs.sqlite postgresql://app@db/prefs --namespace user:42",
+        ],
         positionalCount: 2...2
     ) { arguments, _ in
-        let source = try StoreLocation(arguments.positionals[0])
-        let target = try StoreLocation(arguments.positionals[1])
+        let namespace = arguments.value("namespace")
+        let source = try StoreLocation(arguments.positionals[0], namespace: namespace)
+        let target = try StoreLocation(arguments.positionals[1], namespace: arguments.value("to-namespace") ?? namespace)
+        let namespaceApplies = source.server != nil || (target.server != nil && arguments.value("to-namespace") == nil)
+        if let namespace, !namespaceApplies {
+            throw CLIError.usage("convert", "--namespace \(namespace) applies to a PostgreSQL FROM or TO; neither is one")
+        }
+        if target.server == nil, let toNamespace = arguments.value("to-namespace") {
+            throw CLIError.usage(
+                "convert", "--to-namespace \(toNamespace) applies to a PostgreSQL TO; '\(target.path)' is a file")
+        }
         guard source.path != target.path else {
-            throw CLIError.usage("convert", "FROM and TO are the same file '\(source.path)'")
+            throw CLIError.usage("convert", "FROM and TO are the same store '\(source.path)'")
         }
         let plistFormat = try plistFormat(arguments.value("format"), for: target)
         let sourceStore = try source.openExisting()
@@ -133,7 +153,7 @@ extension Command {
     private static func plistFormat(_ option: String?, for target: StoreLocation) throws(CLIError) -> PlistFormat? {
         guard let option else { return nil }
         guard target.kind == .plist else {
-            throw CLIError.usage("convert", "--format applies to a plist TO; '\(target.path)' is an SQLite store")
+            throw CLIError.usage("convert", "--format applies to a plist TO; '\(target.path)' is a \(target.kind.name) store")
         }
         switch option.lowercased() {
         case "xml": return .xml

@@ -13,7 +13,9 @@ extension Command {
             Prints one line per changed key, 'key: old -> new (origin)', until interrupted or, with
             --count N, after N changes. '(none)' stands for a missing value. KEYs limit the output to
             those keys. With --json each line is a JSON object: key, old, new (left out when there is no
-            value), origin and time. 'Watching ...' goes to stderr once watching has started.
+            value), origin and time. 'Watching ...' goes to stderr once watching has started, and so
+            does every diagnostics event as a 'warning:' line: a value that does not decode, a failed
+            reload, a PostgreSQL connection lost and restored.
             """,
         options: [
             OptionSpec("json", "Print JSON lines."),
@@ -22,7 +24,7 @@ extension Command {
         examples: ["stored watch prefs.sqlite", "stored watch com.example.app volume --count 1 --json"],
         positionalCount: 1...Int.max
     ) { arguments, console in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let keys = Set(arguments.positionals.dropFirst())
         let limit = try changeLimit(arguments.value("count"))
         let store = try location.openExisting(watching: true)

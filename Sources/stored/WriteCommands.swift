@@ -23,7 +23,7 @@ extension Command {
         guard types.count <= 1 else {
             throw CLIError.usage("write", "Give one type option, not " + types.map { "--\($0)" }.joined(separator: " and "))
         }
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let key = try validKey(arguments.positionals[1])
         let value = try ValueParser.parse(arguments.positionals[2], as: types.first ?? .string, key: key)
         let store = try location.openForWriting()
@@ -47,13 +47,13 @@ extension Command {
         examples: ["stored delete prefs.plist volume theme", "stored delete prefs.sqlite --all"],
         positionalCount: 1...Int.max
     ) { arguments, _ in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let keys = Array(arguments.positionals.dropFirst())
         let all = arguments.has("all")
         if all == !keys.isEmpty {
             throw CLIError.usage("delete", all ? "Give keys or --all, not both" : "Give the keys to delete, or --all")
         }
-        guard location.exists else {
+        guard try location.exists else {
             if all { return }  // nothing to clear, and deleting must not create a store
             throw CLIError.keyNotFound(keys[0], in: location)
         }
@@ -79,10 +79,10 @@ extension Command {
         examples: ["stored rename prefs.plist tabs sidebar"],
         positionalCount: 3...3
     ) { arguments, _ in
-        let location = try StoreLocation(arguments.positionals[0])
+        let location = try StoreLocation(arguments)
         let old = arguments.positionals[1]
         let new = try validKey(arguments.positionals[2])
-        guard location.exists else { throw CLIError.keyNotFound(old, in: location) }
+        guard try location.exists else { throw CLIError.keyNotFound(old, in: location) }
         let store = try location.openForWriting()
         try store.transaction { transaction in
             guard let value = transaction.storedValue(forKey: old) else { throw CLIError.keyNotFound(old, in: location) }

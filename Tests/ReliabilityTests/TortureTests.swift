@@ -3,17 +3,18 @@ import Testing
 
 /// Each `stored-torture` scenario at a small count: the binary exits non-zero on any loss,
 /// corruption or crash, and every figure it prints that must be zero is zero.
-/// RELIABILITY.md has the full-size runs.
+/// RELIABILITY.md has the full-size runs. The file backends here; PostgreSQL in
+/// ``PostgresTortureTests``, which need the test server.
 @Suite("stored-torture at small counts", .serialized)
 struct TortureTests {
     @Test func killedWritersLoseNothing() throws {
-        let run = try TortureRun(["kill", "6"])
+        let run = try TortureRun(["kill", "6", "--backend", "plist,sqlite"])
         #expect(run.lines.count == 4)
         run.expectClean()
     }
 
     @Test func contendingProcessesLoseNoUpdate() throws {
-        let run = try TortureRun(["contention", "25", "--processes", "3"])
+        let run = try TortureRun(["contention", "25", "--processes", "3", "--backend", "plist,sqlite"])
         #expect(run.lines.count == 6)
         #expect(run.lines.filter { $0.contains("75 of 75 present") }.count == 4)
         run.expectClean()

@@ -24,6 +24,10 @@ enum ChildCommand {
                 seed: UInt64(try argument(4)) ?? 0, start: try number(5))
         case "fault-write":
             FaultScenario.child(path: try argument(1), fileSizeLimit: try number(2), seed: UInt64(try argument(3)) ?? 0)
+        case "restart-writer":
+            try ServerRestartScenario.writer(target: try argument(1), key: try argument(2))
+        case "restart-observer":
+            try ServerRestartScenario.observer(target: try argument(1), keys: Array(arguments.dropFirst(2)))
         case "migrate":
             try MigrationCrashScenario.child(path: try argument(1))
         default:

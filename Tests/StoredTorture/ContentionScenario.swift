@@ -91,7 +91,7 @@ enum ContentionScenario {
     /// The child side: `increment PATH INDEX COUNT` and `distinct-keys PATH INDEX COUNT`; ends
     /// with `done <calls that succeeded> <calls that threw>`.
     static func child(mode: String, path: String, index: Int, count: Int) throws {
-        let store = try PreferenceStore(fileAt: URL(fileURLWithPath: path))
+        let store = try TortureTarget(path).open()
         var succeeded = 0
         var refused = 0
         let counter = StoredKey<Int>("counter", default: 0)

@@ -94,8 +94,7 @@ enum WriteLoop {
     }
 
     static func run(path: String, durability: String) throws -> Never {
-        let store = try PreferenceStore(
-            fileAt: URL(fileURLWithPath: path), durability: durability == "immediate" ? .immediate : .deferred)
+        let store = try TortureTarget(path).open(durability: durability == "immediate" ? .immediate : .deferred)
         say("ready")
         var value = 0
         while true {

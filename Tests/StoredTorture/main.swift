@@ -5,14 +5,17 @@ import Foundation
 // `--child ...` runs one side of a scenario in a child process (spawned by the parent).
 
 let usage = """
-    usage: stored-torture SCENARIO [COUNT] [--backend plist|sqlite] [--seed N]
+    usage: stored-torture SCENARIO [COUNT] [--backend plist|sqlite|postgres,...] [--postgres URL] [--seed N]
       kill [TRIALS=1000] [--durability deferred|immediate]   kill -9 a writer at random moments
       contention [COUNT=1000] [--processes 8]                 P processes × COUNT updates / keys
+      server-restart [RESTARTS=100]                           restart PostgreSQL (-m immediate) under writers and observers
       corruption [FLIPS=1000] [--step 1]                      every-offset truncation + FLIPS bit-flip cases
       faults [CASES=50]                                       disk full, read-only directory, fsync failure, short writes
       migration [TRIALS=200]                                  kill -9 during a migration
       replace [TRIALS=200]                                    mv a backup over / rm the file while a writer has it open
       all [--small]                                           every scenario (small counts with --small)
+    PostgreSQL scenarios use --postgres URL, else $STOREDKIT_POSTGRES_URL, else a throwaway server they
+    start (Scripts/postgres-test-server.sh); server-restart always starts its own.
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -36,7 +39,33 @@ if arguments.first == "--child" {
     }
 }
 
-let kinds = option("--backend").flatMap(StoreKind.init(rawValue:)).map { [$0] } ?? StoreKind.allCases
+// `--backend plist,sqlite` picks several.
+let backends = option("--backend").map { Set($0.split(separator: ",").map(String.init)) }
+let kinds = StoreKind.allCases.filter { backends?.contains($0.rawValue) ?? true }
+let includesPostgres = backends?.contains("postgres") ?? true
+
+/// The server of the PostgreSQL scenarios, started on first use when none is given, and
+/// released (a throwaway one stopped) at exit: globals are never deinitialised otherwise.
+nonisolated(unsafe) var givenServer: TortureServer?
+func postgresServer() throws -> TortureServer {
+    if let givenServer { return givenServer }
+    let server = try TortureServer(url: option("--postgres") ?? ProcessInfo.processInfo.environment["STOREDKIT_POSTGRES_URL"])
+    givenServer = server
+    atexit { givenServer = nil }
+    return server
+}
+
+func killTrials(_ trials: Int, durabilities: [String]) throws -> Bool {
+    let files = try KillScenario.run(trials: trials, kinds: kinds, durabilities: durabilities)
+    guard includesPostgres else { return files }
+    return try PostgresKillScenario.run(trials: trials, server: postgresServer(), durabilities: durabilities) && files
+}
+
+func contention(processes: Int, count: Int) throws -> Bool {
+    let files = try ContentionScenario.run(processes: processes, count: count, kinds: kinds)
+    guard includesPostgres else { return files }
+    return try PostgresContentionScenario.run(processes: processes, count: count, server: postgresServer()) && files
+}
 let seed = option("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
 let small = arguments.contains("--small")
 
@@ -45,10 +74,10 @@ do {
     switch arguments.first {
     case "kill":
         let durabilities = option("--durability").map { [$0] } ?? ["deferred", "immediate"]
-        passed = try KillScenario.run(trials: count(default: 1000), kinds: kinds, durabilities: durabilities)
+        passed = try killTrials(count(default: 1000), durabilities: durabilities)
     case "contention":
         let processes = option("--processes").flatMap(Int.init) ?? 8
-        passed = try ContentionScenario.run(processes: processes, count: count(default: 1000), kinds: kinds)
+        passed = try contention(processes: processes, count: count(default: 1000))
     case "corruption":
         let step = option("--step").flatMap(Int.init) ?? 1
         let samples =
@@ -59,6 +88,8 @@ do {
     case "faults":
         say("faults seed \(seed)")
         passed = try FaultScenario.run(cases: count(default: 50), seed: seed)
+    case "server-restart":
+        passed = try ServerRestartScenario.run(restarts: count(default: 100), server: TortureServer(url: nil))
     case "migration":
         passed = try MigrationCrashScenario.run(trials: count(default: 200), kinds: kinds)
     case "replace":
@@ -66,12 +97,13 @@ do {
     case "all":
         say("seed \(seed)")
         let results = [
-            try KillScenario.run(trials: small ? 8 : 1000, kinds: kinds, durabilities: ["deferred", "immediate"]),
-            try ContentionScenario.run(processes: small ? 3 : 8, count: small ? 30 : 1000, kinds: kinds),
+            try killTrials(small ? 8 : 1000, durabilities: ["deferred", "immediate"]),
+            try contention(processes: small ? 3 : 8, count: small ? 30 : 1000),
             try CorruptionScenario.run(flips: small ? 40 : 1000, step: small ? 61 : 1, seed: seed, samples: SampleStore.allCases),
             try FaultScenario.run(cases: small ? 3 : 50, seed: seed),
             try MigrationCrashScenario.run(trials: small ? 6 : 200, kinds: kinds),
             try ReplaceScenario.run(trials: small ? 8 : 200, kinds: kinds),
+            try !includesPostgres || ServerRestartScenario.run(restarts: small ? 2 : 100, server: TortureServer(url: nil)),
         ]
         passed = !results.contains(false)
     default:

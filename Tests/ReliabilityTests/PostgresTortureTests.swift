@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The PostgreSQL scenarios of `stored-torture` at small counts, against the test server
+/// (`server-restart` starts a throwaway one of its own). RELIABILITY.md has the full-size runs.
+@Suite(
+    "stored-torture on PostgreSQL at small counts", .serialized,
+    .enabled(
+        if: PostgresURLs.isEnabled,
+        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
+    ))
+struct PostgresTortureTests {
+    @Test func killedClientsLoseNoAcknowledgedWrite() throws {
+        let (url, _) = try PostgresURLs.require()
+        let run = try TortureRun(["kill", "6", "--backend", "postgres", "--postgres", url])
+        #expect(run.lines.map { $0.prefix { $0 != ":" } } == ["kill-9 postgres deferred", "kill-9 postgres immediate"])
+        run.expectClean()
+    }
+
+    @Test func contendingClientsLoseNoUpdate() throws {
+        let (url, _) = try PostgresURLs.require()
+        let run = try TortureRun(["contention", "40", "--processes", "4", "--backend", "postgres", "--postgres", url])
+        #expect(run.lines.count == 1)
+        #expect(run.lines.first?.contains("160 of 160 present") == true, "\(run.lines)")
+        run.expectClean()
+    }
+
+    @Test func aRestartedServerLosesNothingAndEveryClientComesBack() throws {
+        _ = try PostgresURLs.require()
+        let run = try TortureRun(["server-restart", "2"])
+        let line = try #require(run.lines.first { $0.hasPrefix("server-restart postgres") })
+        #expect(line.contains("2 restarts under 2 writers and 2 observers"))
+        for figure in [
+            "0 final values missed", "0 changes seen out of order", "0 clients not back", "0 restarts with a client back",
+        ] {
+            #expect(line.contains(figure), "\(line)")
+        }
+        run.expectClean()
+    }
+}
+
+/// Regression: the throwaway server `stored-torture kill --backend postgres` started when none
+/// was given kept running after the tool exited.
+@Suite("stored-torture's throwaway PostgreSQL server", .enabled(if: PostgresURLs.isEnabled, "needs a PostgreSQL installation"))
+struct TortureThrowawayServerTests {
+    @Test func theServerItStartedIsStoppedWhenItExits() throws {
+        let process = Process()
+        process.executableURL = TortureRun.executable
+        process.arguments = ["kill", "1", "--backend", "postgres", "--durability", "deferred"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["STOREDKIT_POSTGRES_URL"] = nil
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(said)")
+        let url = try #require(said.firstMatch(of: /server at (postgresql:\/\/\S+)/)?.output.1, "\(said)")
+        // Nothing accepts connections there any more.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        probe.arguments = ["-X", "-q", "-d", String(url), "-c", "SELECT 1"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        #expect(probe.terminationStatus != 0, "the server at \(url) still runs")
+    }
+}
