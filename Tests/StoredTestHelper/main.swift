@@ -92,6 +92,21 @@ do {
         let finished = done.wait(timeout: .now() + 30) == .success
         token.cancel()
         exit(finished ? 0 : 1)
+    case "observe-keys":
+        // observe-keys PATH KEY,KEY,... COUNT: like observe, for several keys.
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("observe-keys PATH KEYS COUNT") }
+        let done = DispatchSemaphore(value: 0)
+        let seen = LockedCounter()
+        let tokens = arguments[2].split(separator: ",").map { key in
+            store.observe(String(key)) { change in
+                say("\(change.key)=\(change.newValue.map(\.description) ?? "nil") \(change.origin)")
+                if seen.increment() == count { done.signal() }
+            }
+        }
+        say("ready")
+        let finished = done.wait(timeout: .now() + 60) == .success
+        tokens.forEach { $0.cancel() }
+        exit(finished ? 0 : 1)
     case "write-loop":
         // write-loop PATH: writes 1, 2, 3 ... to "n" until killed, printing each acknowledged value.
         var value = 0
