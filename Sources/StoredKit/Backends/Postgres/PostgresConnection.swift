@@ -71,6 +71,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// Whether the connection is still up (as far as libpq knows: it learns of a cut at the next use).
     var isAlive: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
 
+    /// Whether a command got no answer in time (the server went silent): not worth a retry.
+    var timedOut: Bool { abandoned }
+
     /// Why the connection broke, as libpq tells it (password removed).
     var failureReason: String { address.redact(Self.message(PQerrorMessage(handle))) }
 

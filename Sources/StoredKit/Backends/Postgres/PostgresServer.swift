@@ -98,6 +98,8 @@ final class PostgresServer: Sendable {
                 message: "all \(Self.maximumConnections) pooled connections stayed busy for \(timeout)")
         }
         defer { slots.signal() }
+        // Another command may have found the server down while this one waited for a connection.
+        if let known = outage.current(lapse: timeout) { throw PostgresOutage.error(known, server: address.description) }
         var connection: PostgresConnection
         do {
             connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address: address, timeout: timeout)
@@ -105,7 +107,7 @@ final class PostgresServer: Sendable {
             do {
                 try ensureSchema(connection)
                 try begin(connection)
-            } catch StoreError.postgres where !connection.isAlive {
+            } catch StoreError.postgres where !connection.isAlive && !connection.timedOut {
                 connection = try PostgresConnection(address: address, timeout: timeout)
                 try ensureSchema(connection)
                 try begin(connection)
