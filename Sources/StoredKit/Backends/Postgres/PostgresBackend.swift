@@ -104,7 +104,7 @@ public final class PostgresBackend: Backend {
     public func load() throws -> BackendSnapshot {
         try state.withLock { state in
             let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-            try server(&state).withTransaction(begin, timeout: timeout) { connection in
+            try server(&state).withTransaction(begin, timeout: timeout, notices: relay) { connection in
                 _ = try refresh(&state, connection)
             }
             return takeSnapshot(&state)
@@ -123,7 +123,7 @@ public final class PostgresBackend: Backend {
         try validate(changes)
         return try state.withLock { state -> BackendSnapshot? in
             let previous = state.revision
-            let (revision, fresh) = try server(&state).withTransaction(timeout: timeout) { connection in
+            let (revision, fresh) = try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
                 let revision = try write(changes, connection)
                 // The row lock holds every other writer back, so this reads a consistent state;
                 // it becomes the cache only once committed.
@@ -152,7 +152,7 @@ public final class PostgresBackend: Backend {
         var result: R?
         try state.withLock { state in
             do {
-                let committed = try server(&state).withTransaction(timeout: timeout) { connection in
+                let committed = try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
                     try exclusive(body, &state, connection)
                 }
                 if let revision = committed.revision { record(committed.changes, revision: revision, &state) }
@@ -270,6 +270,13 @@ public final class PostgresBackend: Backend {
         case .lost(let reason):
             onSignal?(.event(.connectionLost(server: server(), reason: reason)))
         }
+    }
+
+    /// Passes what the server said while running this namespace's commands to the store's events.
+    private func relay(_ notices: [String]) {
+        guard let onSignal = handlers.withLock({ $0.onSignal }) else { return }
+        let server = (try? PostgresAddress(url))?.description ?? location
+        for notice in notices { onSignal(.event(.serverNotice(server: server, message: notice))) }
     }
 
     func server(_ state: inout State) throws -> PostgresServer {

@@ -4,8 +4,8 @@ internal import CStoredPostgres
 /// the listener thread owns its own), hence `@unchecked Sendable`.
 ///
 /// Every statement with values is prepared once per connection and run with bound text
-/// parameters, so no namespace, key or value is ever part of SQL text. libpq's notices
-/// (`NOTICE: relation exists, skipping`) are swallowed instead of printed to stderr.
+/// parameters, so no namespace, key or value is ever part of SQL text. The server's notices and
+/// warnings are collected (``takeNotices()``) for the store's events, never printed to stderr.
 ///
 /// ```swift
 /// let connection = try PostgresConnection(address: address)
@@ -21,6 +21,8 @@ final class PostgresConnection: @unchecked Sendable {
     private var preparedNames: [String: String] = [:]
     /// How long one command may wait for the server's answer; the pool sets its caller's timeout.
     var commandTimeout: Duration
+    /// The server's notices and warnings since ``takeNotices()`` last ran; the receiver libpq calls holds it unretained.
+    private let notices: NoticeInbox
     /// Set when a command timed out: what the server still sends is unknown, so the connection is dropped.
     private var abandoned = false
 
@@ -46,7 +48,17 @@ final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw StoreError.postgres(server: address.description, code: Self.connectionFailureCode(message), message: message)
         }
-        PQsetNoticeReceiver(connection, { _, _ in }, nil)
+        // Collected, not printed: the pool hands them to the store's events after each use.
+        let inbox = NoticeInbox()
+        PQsetNoticeReceiver(
+            connection,
+            { argument, result in
+                guard let argument, let result else { return }
+                let severity = PQresultErrorField(result, Int32(UInt8(ascii: "S"))).map { String(cString: $0) } ?? "NOTICE"
+                let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
+                Unmanaged<NoticeInbox>.fromOpaque(argument).takeUnretainedValue().messages.append("\(severity): \(message)")
+            }, Unmanaged.passUnretained(inbox).toOpaque())
+        notices = inbox
         let version = PQserverVersion(connection)
         guard version >= Self.minimumServerVersion else {
             PQfinish(connection)
@@ -70,6 +82,12 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Whether the connection is still up (as far as libpq knows: it learns of a cut at the next use).
     var isAlive: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
+
+    /// The notices and warnings the server sent since the last call (`WARNING: ...`), password removed.
+    func takeNotices() -> [String] {
+        defer { notices.messages.removeAll() }
+        return notices.messages.map(address.redact)
+    }
 
     /// Whether a command got no answer in time (the server went silent): not worth a retry.
     var timedOut: Bool { abandoned }
@@ -242,4 +260,9 @@ final class PostgresConnection: @unchecked Sendable {
         (pointers + copies.count).initialize(to: nil)
         return body(pointers)
     }
+}
+
+/// Where one connection's notice receiver puts what the server says; touched only by the thread using the connection.
+private final class NoticeInbox {
+    var messages: [String] = []
 }

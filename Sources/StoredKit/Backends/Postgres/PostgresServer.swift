@@ -64,10 +64,12 @@ final class PostgresServer: Sendable {
     /// commits; a throw rolls back. A pooled connection found dead at `begin` (cut by the server,
     /// an administrator or a failover) is replaced by a fresh one at once, since nothing ran on it.
     /// While the server is known to be down it fails at once; otherwise within about `timeout`.
+    /// What the server said meanwhile (`WARNING: ...`) goes to `notices`.
     func withTransaction<R>(
-        _ begin: String = "BEGIN", timeout: Duration, _ body: (PostgresConnection) throws -> R
+        _ begin: String = "BEGIN", timeout: Duration, notices: ([String]) -> Void = { _ in },
+        _ body: (PostgresConnection) throws -> R
     ) throws -> R {
-        try withConnection(timeout: timeout) { connection in
+        try withConnection(timeout: timeout, notices: notices) { connection in
             try body(connection)
         } begin: { connection in
             try connection.run(begin)
@@ -77,8 +79,10 @@ final class PostgresServer: Sendable {
     }
 
     /// Runs one statement outside a transaction, with the same replacement of a dead connection.
-    func withConnection<R>(timeout: Duration, _ body: (PostgresConnection) throws -> R) throws -> R {
-        try withConnection(timeout: timeout, body, begin: { _ in }, end: { _ in })
+    func withConnection<R>(
+        timeout: Duration, notices: ([String]) -> Void = { _ in }, _ body: (PostgresConnection) throws -> R
+    ) throws -> R {
+        try withConnection(timeout: timeout, notices: notices, body, begin: { _ in }, end: { _ in })
     }
 
     /// Checks a connection out (opening one when none is idle and fewer than
@@ -86,8 +90,8 @@ final class PostgresServer: Sendable {
     /// `body` and `end`, and returns it; one left broken or inside a transaction is closed instead.
     /// A connection that cannot be opened, or breaks, records an outage (see ``PostgresOutage``).
     private func withConnection<R>(
-        timeout: Duration, _ body: (PostgresConnection) throws -> R, begin: (PostgresConnection) throws -> Void,
-        end: (PostgresConnection) throws -> Void
+        timeout: Duration, notices: ([String]) -> Void, _ body: (PostgresConnection) throws -> R,
+        begin: (PostgresConnection) throws -> Void, end: (PostgresConnection) throws -> Void
     ) throws -> R {
         if let known = outage.current(lapse: timeout) { throw PostgresOutage.error(known, server: address.description) }
         let (seconds, attoseconds) = timeout.components
@@ -117,6 +121,8 @@ final class PostgresServer: Sendable {
             throw error
         }
         defer {
+            let heard = connection.takeNotices()
+            if !heard.isEmpty { notices(heard) }
             if connection.isReusable { idle.withLock { $0.append(connection) } }
         }
         do {
@@ -154,6 +160,7 @@ final class PostgresServer: Sendable {
                     try connection.run(PostgresSchema.create)
                 }
                 try connection.run("COMMIT")
+                _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
             } catch {
                 connection.rollback()
                 throw error
