@@ -3,7 +3,8 @@
 # directory) listening on a free port of 127.0.0.1 and on a Unix socket in DIR, and prints the
 # two URLs as shell assignments (STOREDKIT_POSTGRES_URL=..., STOREDKIT_POSTGRES_SOCKET_URL=...);
 # `restart DIR` crashes it (`-m immediate`, as a power cut would) and starts it again on the same
-# port; `stop DIR` stops it and removes DIR. Settings stay durable (fsync on), as in production.
+# port; `halt DIR` crashes it and leaves it down (an outage), `resume DIR` starts it again on the
+# same port; `stop DIR` stops it and removes DIR. Settings stay durable (fsync on), as in production.
 #
 #   eval "$(Scripts/postgres-test-server.sh start /tmp/pg)"; swift test; Scripts/postgres-test-server.sh stop /tmp/pg
 set -euo pipefail
@@ -16,7 +17,7 @@ done
 
 command=${1:-}
 dir=${2:-}
-[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|restart|stop DIR" >&2; exit 64; }
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|restart|halt|resume|stop DIR" >&2; exit 64; }
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -n "$bin" ] && [ -x "$bin/initdb" ] || { echo "$0: no PostgreSQL server found under /usr/lib/postgresql (make deps installs it)" >&2; exit 69; }
@@ -62,6 +63,14 @@ restart)
     # pg_ctl restart reuses the options the server was started with (port, socket directory).
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m immediate -w -t 60 restart >/dev/null
     ;;
+halt)
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 60 stop >/dev/null
+    ;;
+resume)
+    port=$(cat "$dir/port")
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start >/dev/null
+    ;;
 stop)
     if [ -f "$dir/data/postmaster.pid" ]; then
         as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
@@ -69,7 +78,7 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|restart|stop DIR" >&2
+    echo "usage: $0 start|restart|halt|resume|stop DIR" >&2
     exit 64
     ;;
 esac

@@ -100,8 +100,9 @@ public enum BackendConformance {
     /// Every check, in a stable order.
     ///
     /// ```swift
-    /// BackendConformance.checks.count  //=> 16
+    /// BackendConformance.checks.count  //=> 18
     /// ```
     public static let checks: [Check] =
         RoundTripChecks.all + CommitChecks.all + SharingChecks.all + CorruptionChecks.all + LimitChecks.all
+        + ConnectivityChecks.all
 }

@@ -65,6 +65,12 @@ final class OwnPostgresServer: Sendable {
 
     func crashAndRestart() throws { _ = try Self.run("restart", directory) }
 
+    /// Crashes the server (`pg_ctl stop -m immediate`) and leaves it down: an outage.
+    func halt() throws { _ = try Self.run("halt", directory) }
+
+    /// Starts a halted server again on the same port.
+    func resume() throws { _ = try Self.run("resume", directory) }
+
     func stop() { _ = try? Self.run("stop", directory) }
 
     private static func run(_ command: String, _ directory: String) throws -> String {

@@ -46,6 +46,28 @@ func markerMigrations() -> [Migration] {
     ]
 }
 
+/// STORED_TIMEOUT: the PostgreSQL backend's timeout in seconds (5 by default).
+let postgresTimeout = Duration.seconds(Int(ProcessInfo.processInfo.environment["STORED_TIMEOUT"] ?? "") ?? 5)
+
+/// The stores of set-many-and-exit, for its exit report (an atexit handler captures nothing).
+let exitStores = Mutex<[PreferenceStore]>([])
+
+/// set-many-and-exit's report, registered before any store opens so that it runs after their exit flush.
+if arguments[0] == "set-many-and-exit" {
+    atexit {
+        let events = exitStores.withLock { $0 }.flatMap(\.recentEvents).compactMap { event -> String? in
+            guard case .commitFailed(let error) = event else { return nil }
+            return error.description
+        }
+        // A failure told at once quotes the first failure's reason: tell them apart by "unreachable since".
+        let atOnce = events.filter { $0.contains("unreachable since") }.count
+        let waited = events.filter {
+            !$0.contains("unreachable since") && ($0.contains("did not answer") || $0.contains("timeout expired"))
+        }.count
+        say("waited=\(waited) atOnce=\(atOnce)")
+    }
+}
+
 /// PATH may also be a PostgreSQL URL (`postgresql:...`); STORED_NAMESPACE then names the namespace.
 func openStore() throws -> PreferenceStore {
     let target = arguments[1]
@@ -54,7 +76,8 @@ func openStore() throws -> PreferenceStore {
     }
     let namespace = ProcessInfo.processInfo.environment["STORED_NAMESPACE"] ?? "default"
     return try PreferenceStore(
-        .postgres(url: target, namespace: namespace), migrations: markerMigrations(), durability: durability)
+        .postgres(url: target, namespace: namespace, timeout: postgresTimeout), migrations: markerMigrations(),
+        durability: durability)
 }
 
 do {
@@ -92,6 +115,39 @@ do {
         let finished = done.wait(timeout: .now() + 30) == .success
         token.cancel()
         exit(finished ? 0 : 1)
+    case "observe-keys":
+        // observe-keys PATH KEY,KEY,... COUNT: like observe, for several keys.
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("observe-keys PATH KEYS COUNT") }
+        let done = DispatchSemaphore(value: 0)
+        let seen = LockedCounter()
+        let tokens = arguments[2].split(separator: ",").map { key in
+            store.observe(String(key)) { change in
+                say("\(change.key)=\(change.newValue.map(\.description) ?? "nil") \(change.origin)")
+                if seen.increment() == count { done.signal() }
+            }
+        }
+        say("ready")
+        let finished = done.wait(timeout: .now() + 60) == .success
+        tokens.forEach { $0.cancel() }
+        exit(finished ? 0 : 1)
+    case "set-many-and-exit":
+        // set-many-and-exit URL COUNT GODIR: opens COUNT more namespaces (STORED_NAMESPACE-1...),
+        // prints "open", waits for GODIR/go, writes one key in each and exits without a flush. At
+        // exit, after the stores' own exit flush, it prints how many failures waited for the
+        // server ("waited=N") and how many were told at once that it is down ("atOnce=M").
+        guard arguments.count == 4, let count = Int(arguments[2]) else { fail("set-many-and-exit URL COUNT GODIR") }
+        let namespace = ProcessInfo.processInfo.environment["STORED_NAMESPACE"] ?? "default"
+        var stores = [store]
+        for index in 1..<count {
+            stores.append(
+                try PreferenceStore(.postgres(url: arguments[1], namespace: "\(namespace)-\(index)", timeout: postgresTimeout)))
+        }
+        exitStores.withLock { $0 = stores }
+        say("open")
+        let go = URL(fileURLWithPath: arguments[3]).appendingPathComponent("go").path
+        for _ in 0..<6000 where !FileManager.default.fileExists(atPath: go) { usleep(5_000) }
+        for (index, store) in stores.enumerated() { store.set(index, forKey: "k") }
+        exit(0)
     case "write-loop":
         // write-loop PATH: writes 1, 2, 3 ... to "n" until killed, printing each acknowledged value.
         var value = 0

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `PreferenceStore(_:)` takes `AnyBackend` as well as any concrete ``Backend``, and `AnyBackend`
 /// offers the same factories (`.sqlite(at:)`, `.plist(at:)`, `.plist(suite:)`,
-/// `.postgres(url:namespace:)`), so a condition between two of them compiles as it is written.
+/// `.postgres(url:namespace:timeout:)`), so a condition between two of them compiles as it is written.
 /// The store keeps the backend inside, not the wrapper: `store.backend` is the real one.
 ///
 /// ```swift
@@ -60,13 +60,16 @@ public struct AnyBackend: Sendable {
         AnyBackend(PlistBackend(at: PlistBackend.fileURL(forSuite: suite), format: format, corruption: corruption))
     }
 
-    /// ``PostgresBackend`` for `namespace` on the server at `url`, as `Backend.postgres(url:namespace:)` makes it.
+    /// ``PostgresBackend`` for `namespace` on the server at `url`, as
+    /// `Backend.postgres(url:namespace:timeout:)` makes it.
     ///
     /// ```swift
     /// let backend: AnyBackend = .postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42")
     /// ```
-    public static func postgres(url: String, namespace: String = "default") -> AnyBackend {
-        AnyBackend(PostgresBackend(url: url, namespace: namespace))
+    public static func postgres(
+        url: String, namespace: String = "default", timeout: Duration = .seconds(5)
+    ) -> AnyBackend {
+        AnyBackend(PostgresBackend(url: url, namespace: namespace, timeout: timeout))
     }
 }
 

@@ -1,4 +1,4 @@
-/// The storage under a ``PreferenceStore``: five small duties, so anyone can plug in another store.
+/// The storage under a ``PreferenceStore``: five small duties (and two optional ones), so anyone can plug in another store.
 ///
 /// The engine keeps the whole snapshot in memory and calls the backend only to load it,
 /// to commit batches of changes, to run an exclusive read-modify-write and to learn that
@@ -70,8 +70,23 @@ public protocol Backend: AnyObject, Sendable {
     /// is released; a change made since the last ``load()`` must still be signalled.
     func startWatching(_ onChange: @escaping @Sendable () -> Void) throws
 
-    /// Stops the calls started by ``startWatching(_:)``.
+    /// Stops the calls started by ``startWatching(_:)`` (and by ``startSignalling(_:)``).
     func stopWatching()
+
+    /// Starts passing `signal` what happens between calls, at any time and on any thread: events
+    /// to report (``BackendSignal/event(_:)``: a connection lost or restored, a server's notice)
+    /// and ``BackendSignal/retryPending`` when storage that was unreachable is back. The engine
+    /// calls this at open, before ``startWatching(_:)``; ``stopWatching()`` ends it.
+    ///
+    /// A backend that cannot lose its storage (a local file, memory) has nothing to signal: the
+    /// default does nothing.
+    ///
+    /// ```swift
+    /// func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void) {
+    ///     connection.onReconnect = { signal(.event(.connectionRestored(server: name))); signal(.retryPending) }
+    /// }
+    /// ```
+    func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void)
 }
 
 extension Backend {
@@ -81,6 +96,13 @@ extension Backend {
     /// try MemoryBackend().validate(.int(1), forKey: "a")  // accepted
     /// ```
     public func validate(_ value: StoredValue, forKey key: String) throws {}
+
+    /// Signals nothing: right for a backend that never loses its storage (see the requirement).
+    ///
+    /// ```swift
+    /// MemoryBackend().startSignalling { _ in }  // never called
+    /// ```
+    public func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void) {}
 }
 
 /// Everything a backend holds: the values and the schema version that migrations maintain.

@@ -6,6 +6,7 @@ extension PreferenceStore {
     /// Listens for other processes' changes from the open to the end of the store, observed or
     /// not: reads and Observation trackers see them too. The backend holds the store weakly.
     func watchBackend() {
+        listenForSignals()
         do {
             try backend.startWatching { [weak self] in self?.scheduleReload() }
         } catch {

@@ -29,6 +29,8 @@ final class ReadOnlyBackend: Backend {
     func startWatching(_ onChange: @escaping @Sendable () -> Void) throws { try base.startWatching(onChange) }
 
     func stopWatching() { base.stopWatching() }
+
+    func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void) { base.startSignalling(signal) }
 }
 
 extension PreferenceStore {

@@ -42,6 +42,17 @@ final class SocketWait: Sendable {
         _ = write(eventDescriptor, &one, MemoryLayout<UInt64>.size)
     }
 
+    /// Sleeps until `socket` is readable (data, an error or a hang-up) or `timeoutMilliseconds`
+    /// pass; returns whether it is readable. For a thread waiting on its own socket alone.
+    ///
+    /// ```swift
+    /// SocketWait.waitUntilReadable(socket: descriptor, timeoutMilliseconds: 5000)  //=> true
+    /// ```
+    static func waitUntilReadable(socket: Int32, timeoutMilliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, timeoutMilliseconds) > 0
+    }
+
     /// Sleeps until `socket` is readable, ``wake()`` is called, or the timeout passes (`-1`: no
     /// timeout). A negative `socket` waits for the wake-up or the timeout only.
     func wait(socket: Int32, timeoutMilliseconds: Int32) -> Outcome {

@@ -97,9 +97,7 @@ struct PostgresWatchTests {
         let errors = String(decoding: watcher.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(status == 0)
         #expect(lines == ["n: 0 -> 1 (external)", "n: 1 -> 2 (external)"])
-        withKnownIssue("the backend emits connection events only after the pgbackend merge", isIntermittent: true) {
-            #expect(errors.contains("Lost the connection to postgresql://postgres@127.0.0.1:"), "\(errors)")
-            #expect(errors.contains("is back"), "\(errors)")
-        }
+        #expect(errors.contains("Lost the connection to postgresql://postgres@127.0.0.1:"), "\(errors)")
+        #expect(errors.contains("is back"), "\(errors)")
     }
 }

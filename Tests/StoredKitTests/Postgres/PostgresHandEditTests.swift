@@ -45,6 +45,48 @@ struct PostgresHandEditTests {
         #expect(revision == "2")
     }
 
+    @Test func aHandUpdateOrDeleteOfManyRowsIsOneRevisionAndOneNotification() async throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("bulk")
+        let store = try PreferenceStore(.postgres(url: url, namespace: namespace))
+        let keys = (0..<50).map { "k\($0)" }
+        for (index, key) in keys.enumerated() { store.set(index, forKey: key) }
+        try store.flush()
+        let seen = Mutex<[Change]>([])
+        let tokens = keys.map { key in store.observe(key) { change in seen.withLock { $0.append(change) } } }
+        let listening = try PostgresConnection(address: PostgresAddress(url))
+        try listening.run("LISTEN \(PostgresSchema.channel)")
+        let before = try revision(of: namespace, url)
+
+        try psql(url, "UPDATE storedkit_preferences SET int_value = int_value + 100 WHERE namespace = '\(namespace)'")
+        #expect(await waitUntil { seen.withLock { $0.count } == 50 })
+        #expect(try revision(of: namespace, url) == before + 1, "one revision for the whole statement")
+        #expect(store.value(forKey: "k7", as: Int.self) == 107)
+        try psql(url, "DELETE FROM storedkit_preferences WHERE namespace = '\(namespace)' AND key LIKE 'k1%'")
+        #expect(await waitUntil { seen.withLock { $0.count } == 61 })
+        #expect(try revision(of: namespace, url) == before + 2)
+        #expect(store.keys.count == 39)
+
+        // Notifications travel apart from the rows: wait for both, then count them.
+        var notifications: [String] = []
+        #expect(
+            await waitUntil {
+                _ = listening.consumeInput()
+                notifications += listening.takeNotifications().map(\.payload).filter { $0.hasSuffix(" " + namespace) }
+                return notifications.count >= 2
+            })
+        #expect(notifications == ["\(before + 1) \(namespace)", "\(before + 2) \(namespace)"])
+        let reopened = try PreferenceStore(.postgres(url: url, namespace: namespace))
+        #expect(reopened.dictionaryRepresentation() == store.dictionaryRepresentation())
+        withExtendedLifetime(tokens) {}
+    }
+
+    private func revision(of namespace: String, _ url: String) throws -> Int {
+        let connection = try PostgresConnection(address: PostgresAddress(url))
+        let text = try connection.query(PostgresSchema.selectNamespace, [namespace]).first?.first ?? nil
+        return text.flatMap { Int($0) } ?? -1
+    }
+
     private func psql(_ url: String, _ sql: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")

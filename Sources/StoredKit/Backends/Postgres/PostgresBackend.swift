@@ -33,7 +33,6 @@ public final class PostgresBackend: Backend {
         var cached: BackendSnapshot?
         var revision: Int64 = 0
         var pendingEvents: [StoreEvent] = []
-        var onChange: (@Sendable () -> Void)?
         var subscription: UInt64?
     }
 
@@ -41,19 +40,28 @@ public final class PostgresBackend: Backend {
     /// without taking `state`, so a backend busy committing never holds up other namespaces.
     let seenRevision = Atomic<Int64>(0)
 
+    /// The engine's handlers, apart from `state` for the same reason: the listener thread calls them.
+    private let handlers = Mutex<Handlers>(Handlers())
+
+    private struct Handlers {
+        var onChange: (@Sendable () -> Void)?
+        var onSignal: (@Sendable (BackendSignal) -> Void)?
+    }
+
     /// Creates a backend; see ``Backend/postgres(url:namespace:)``. Nothing connects until the first ``load()``.
     ///
     /// ```swift
     /// let backend = PostgresBackend(url: "postgresql://app@db.internal/prefs", namespace: "user:42")
     /// ```
-    public convenience init(url: String, namespace: String = "default") {
-        self.init(url: url, namespace: namespace, tombstoneRetention: 7 * 86_400, pruneEvery: 100)
+    public convenience init(url: String, namespace: String = "default", timeout: Duration = .seconds(5)) {
+        self.init(url: url, namespace: namespace, timeout: timeout, tombstoneRetention: 7 * 86_400, pruneEvery: 100)
     }
 
     /// Tests shorten the retention and prune at every commit.
-    init(url: String, namespace: String, tombstoneRetention: Double, pruneEvery: Int64) {
+    init(url: String, namespace: String, timeout: Duration = .seconds(5), tombstoneRetention: Double, pruneEvery: Int64) {
         self.url = url
         self.namespace = namespace
+        self.timeout = timeout
         self.tombstoneRetention = tombstoneRetention
         self.pruneEvery = pruneEvery
     }
@@ -63,6 +71,13 @@ public final class PostgresBackend: Backend {
     let tombstoneRetention: Double
     /// Every how many revisions a commit prunes old tombstones.
     let pruneEvery: Int64
+    /// How long a command (a flush, an `.immediate` write, an update) waits for an unreachable
+    /// server before it fails; while the server is known to be down, commands fail at once.
+    ///
+    /// ```swift
+    /// PostgresBackend(url: "postgresql://app@db/prefs", timeout: .seconds(2)).timeout  //=> 2 seconds
+    /// ```
+    public let timeout: Duration
 
     deinit {
         stopWatching()
@@ -88,7 +103,8 @@ public final class PostgresBackend: Backend {
     /// ```
     public func load() throws -> BackendSnapshot {
         try state.withLock { state in
-            try server(&state).withTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+            let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+            try server(&state).withTransaction(begin, timeout: timeout, notices: relay) { connection in
                 _ = try refresh(&state, connection)
             }
             return takeSnapshot(&state)
@@ -107,7 +123,7 @@ public final class PostgresBackend: Backend {
         try validate(changes)
         return try state.withLock { state -> BackendSnapshot? in
             let previous = state.revision
-            let (revision, fresh) = try server(&state).withTransaction { connection in
+            let (revision, fresh) = try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
                 let revision = try write(changes, connection)
                 // The row lock holds every other writer back, so this reads a consistent state;
                 // it becomes the cache only once committed.
@@ -136,7 +152,7 @@ public final class PostgresBackend: Backend {
         var result: R?
         try state.withLock { state in
             do {
-                let committed = try server(&state).withTransaction { connection in
+                let committed = try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
                     try exclusive(body, &state, connection)
                 }
                 if let revision = committed.revision { record(committed.changes, revision: revision, &state) }
@@ -160,25 +176,25 @@ public final class PostgresBackend: Backend {
     /// try backend.startWatching { print("someone else wrote") }
     /// ```
     public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
-        stopWatching()
+        state.withLock { unsubscribe(&$0) }
         let listener = try state.withLock { state in
             let listener = try server(&state).listener
-            state.onChange = onChange
-            state.subscription = listener.subscribe(namespace) { [weak self] revision in
-                self?.noticed(revision)
+            handlers.withLock { $0.onChange = onChange }
+            state.subscription = listener.subscribe(namespace) { [weak self] signal in
+                self?.heard(signal)
             }
             return listener
         }
         try listener.waitUntilLive()
         // Commits between the last load and the LISTEN were announced to nobody: look once.
         let current = try state.withLock { state in
-            try server(&state).withConnection { connection in
+            try server(&state).withConnection(timeout: timeout) { connection in
                 try connection.query(PostgresSchema.selectNamespace, [namespace]).first?.first.flatMap {
                     $0.flatMap { Int64($0) }
                 }
             }
         }
-        if let current { noticed(current) }
+        if let current, current > seenRevision.load(ordering: .acquiring) { handlers.withLock { $0.onChange }?() }
     }
 
     /// Stops the calls started by ``startWatching(_:)``.
@@ -188,12 +204,20 @@ public final class PostgresBackend: Backend {
     /// ```
     public func stopWatching() {
         state.withLock { state in
-            if let subscription = state.subscription, let listener = try? state.server?.listener {
-                listener.unsubscribe(namespace, subscription)
-            }
-            state.subscription = nil
-            state.onChange = nil
+            unsubscribe(&state)
         }
+        handlers.withLock { $0.onSignal = nil }
+    }
+
+    /// Passes `signal` the connection's news for this namespace's server: ``StoreEvent/connectionLost(server:reason:)``
+    /// when the listener's connection breaks, ``StoreEvent/connectionRestored(server:)`` and
+    /// ``BackendSignal/retryPending`` when it is back (after the catch-up read is signalled).
+    ///
+    /// ```swift
+    /// backend.startSignalling { signal in print(signal) }  //=> event(Lost the connection to ...)
+    /// ```
+    public func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void) {
+        handlers.withLock { $0.onSignal = signal }
     }
 
     // MARK: Internals
@@ -221,10 +245,38 @@ public final class PostgresBackend: Backend {
         return (value, changes, revision)
     }
 
-    /// A revision from the listener (nil: it reconnected, so anything may have changed).
-    private func noticed(_ revision: Int64?) {
-        if let revision, revision <= seenRevision.load(ordering: .acquiring) { return }
-        state.withLock { $0.onChange }?()
+    private func unsubscribe(_ state: inout State) {
+        if let subscription = state.subscription, let listener = try? state.server?.listener {
+            listener.unsubscribe(namespace, subscription)
+        }
+        state.subscription = nil
+        handlers.withLock { $0.onChange = nil }
+    }
+
+    /// What the listener tells this namespace. Called on its thread: the handlers only schedule work.
+    private func heard(_ signal: PostgresListener.Signal) {
+        let (onChange, onSignal) = handlers.withLock { ($0.onChange, $0.onSignal) }
+        let server = { (try? PostgresAddress(self.url))?.description ?? self.location }
+        switch signal {
+        case .committed(let revision):
+            if revision > seenRevision.load(ordering: .acquiring) { onChange?() }
+        case .live(let afterOutage):
+            // NOTIFY is lost while disconnected: anything may have changed.
+            onChange?()
+            if afterOutage {
+                onSignal?(.event(.connectionRestored(server: server())))
+                onSignal?(.retryPending)
+            }
+        case .lost(let reason):
+            onSignal?(.event(.connectionLost(server: server(), reason: reason)))
+        }
+    }
+
+    /// Passes what the server said while running this namespace's commands to the store's events.
+    private func relay(_ notices: [String]) {
+        guard let onSignal = handlers.withLock({ $0.onSignal }) else { return }
+        let server = (try? PostgresAddress(url))?.description ?? location
+        for notice in notices { onSignal(.event(.serverNotice(server: server, message: notice))) }
     }
 
     func server(_ state: inout State) throws -> PostgresServer {
@@ -254,12 +306,17 @@ public final class PostgresBackend: Backend {
 extension Backend where Self == PostgresBackend {
     /// A backend that keeps preferences in `namespace` of the PostgreSQL server at `url` (libpq's
     /// URI or `key=value` form; `sslmode`, `PGPASSFILE` and libpq's other parameters work as
-    /// libpq documents them; use `sslmode=verify-full` for a remote server).
+    /// libpq documents them; use `sslmode=verify-full` for a remote server). A flush, an
+    /// `.immediate` write or an update fails after `timeout` when the server does not answer,
+    /// and at once while it is known to be down; `set` keeps its writes pending meanwhile.
     ///
     /// ```swift
     /// let store = try PreferenceStore(.postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42"))
+    /// let patient = try PreferenceStore(.postgres(url: "postgresql://app@db/prefs", timeout: .seconds(30)))
     /// ```
-    public static func postgres(url: String, namespace: String = "default") -> PostgresBackend {
-        PostgresBackend(url: url, namespace: namespace)
+    public static func postgres(
+        url: String, namespace: String = "default", timeout: Duration = .seconds(5)
+    ) -> PostgresBackend {
+        PostgresBackend(url: url, namespace: namespace, timeout: timeout)
     }
 }

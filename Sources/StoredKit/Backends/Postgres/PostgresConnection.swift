@@ -4,8 +4,8 @@ internal import CStoredPostgres
 /// the listener thread owns its own), hence `@unchecked Sendable`.
 ///
 /// Every statement with values is prepared once per connection and run with bound text
-/// parameters, so no namespace, key or value is ever part of SQL text. libpq's notices
-/// (`NOTICE: relation exists, skipping`) are swallowed instead of printed to stderr.
+/// parameters, so no namespace, key or value is ever part of SQL text. The server's notices and
+/// warnings are collected (``takeNotices()``) for the store's events, never printed to stderr.
 ///
 /// ```swift
 /// let connection = try PostgresConnection(address: address)
@@ -19,11 +19,24 @@ final class PostgresConnection: @unchecked Sendable {
     let address: PostgresAddress
     private let handle: OpaquePointer
     private var preparedNames: [String: String] = [:]
+    /// How long one command may wait for the server's answer; the pool sets its caller's timeout.
+    var commandTimeout: Duration
+    /// The server's notices and warnings since ``takeNotices()`` last ran; the receiver libpq calls holds it unretained.
+    private let notices: NoticeInbox
+    /// Set when a command timed out: what the server still sends is unknown, so the connection is dropped.
+    private var abandoned = false
 
-    /// Connects (at most 5 s unless the URL sets `connect_timeout`) and checks the server version.
-    init(address: PostgresAddress) throws {
-        let keywords = ["connect_timeout", "dbname"]
-        let values = ["5", address.connectionString]
+    /// Connects and checks the server version. Unless the URL sets them otherwise, connecting
+    /// gives up after `timeout` (libpq's `connect_timeout`, whole seconds, at least 2), a
+    /// command whose data the server does not acknowledge fails after it (`tcp_user_timeout`),
+    /// and keepalives find a silent peer of an idle connection within about twice it.
+    init(address: PostgresAddress, timeout: Duration = .seconds(5)) throws {
+        let seconds = Self.wholeSeconds(timeout)
+        let keywords = [
+            "connect_timeout", "tcp_user_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "dbname",
+        ]
+        // The URL comes last, so what it sets wins (expand_dbname).
+        let values = ["\(seconds)", "\(seconds * 1000)", "\(seconds)", "1", "\(seconds)", address.connectionString]
         let connection = PostgresConnection.withCStrings(keywords) { keywords in
             PostgresConnection.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }
@@ -35,7 +48,17 @@ final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw StoreError.postgres(server: address.description, code: Self.connectionFailureCode(message), message: message)
         }
-        PQsetNoticeReceiver(connection, { _, _ in }, nil)
+        // Collected, not printed: the pool hands them to the store's events after each use.
+        let inbox = NoticeInbox()
+        PQsetNoticeReceiver(
+            connection,
+            { argument, result in
+                guard let argument, let result else { return }
+                let severity = PQresultErrorField(result, Int32(UInt8(ascii: "S"))).map { String(cString: $0) } ?? "NOTICE"
+                let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
+                Unmanaged<NoticeInbox>.fromOpaque(argument).takeUnretainedValue().messages.append("\(severity): \(message)")
+            }, Unmanaged.passUnretained(inbox).toOpaque())
+        notices = inbox
         let version = PQserverVersion(connection)
         guard version >= Self.minimumServerVersion else {
             PQfinish(connection)
@@ -45,6 +68,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         self.address = address
         self.handle = connection
+        self.commandTimeout = timeout
     }
 
     deinit {
@@ -53,18 +77,30 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Whether the connection still works and is outside any transaction, so the pool may keep it.
     var isReusable: Bool {
-        PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+        isAlive && PQtransactionStatus(handle) == PQTRANS_IDLE
     }
 
     /// Whether the connection is still up (as far as libpq knows: it learns of a cut at the next use).
-    var isAlive: Bool { PQstatus(handle) == CONNECTION_OK }
+    var isAlive: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
+
+    /// The notices and warnings the server sent since the last call (`WARNING: ...`), password removed.
+    func takeNotices() -> [String] {
+        defer { notices.messages.removeAll() }
+        return notices.messages.map(address.redact)
+    }
+
+    /// Whether a command got no answer in time (the server went silent): not worth a retry.
+    var timedOut: Bool { abandoned }
+
+    /// Why the connection broke, as libpq tells it (password removed).
+    var failureReason: String { address.redact(Self.message(PQerrorMessage(handle))) }
 
     /// The socket to `poll` for notifications (it can change after a reconnect).
     var socket: Int32 { PQsocket(handle) }
 
     /// Runs fixed SQL without parameters (`BEGIN`, `COMMIT`, `LISTEN`, the schema).
     func run(_ sql: String) throws {
-        let result = PQexec(handle, sql)
+        let result = PQsendQuery(handle, sql) == 1 ? try awaitResult() : nil
         defer { PQclear(result) }
         try check(result)
     }
@@ -74,9 +110,10 @@ final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
         let name = try prepare(sql, parameterCount: parameters.count)
-        let result = Self.withCStrings(parameters) { values in
-            PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+        let sent = Self.withCStrings(parameters) { values in
+            PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
         }
+        let result = sent == 1 ? try awaitResult() : nil
         defer { PQclear(result) }
         try check(result)
         var rows: [[String?]] = []
@@ -100,8 +137,8 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Rolls back a failed transaction so the connection can be used again; never throws.
     func rollback() {
-        guard PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
-        PQclear(PQexec(handle, "ROLLBACK"))
+        guard isAlive, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        try? run("ROLLBACK")
     }
 
     /// Reads what arrived on the socket without blocking; false when the connection broke.
@@ -126,11 +163,46 @@ final class PostgresConnection: @unchecked Sendable {
     private func prepare(_ sql: String, parameterCount: Int) throws -> String {
         if let name = preparedNames[sql] { return name }
         let name = "storedkit_\(preparedNames.count)"
-        let result = PQprepare(handle, name, sql, Int32(parameterCount), nil)
+        let result = PQsendPrepare(handle, name, sql, Int32(parameterCount), nil) == 1 ? try awaitResult() : nil
         defer { PQclear(result) }
         try check(result)
         preparedNames[sql] = name
         return name
+    }
+
+    /// The result of the command just sent, as `PQexec` gives it (the last one, or the first
+    /// error), waiting at most ``commandTimeout``: a server that accepted the command and went
+    /// silent (frozen, or cut off behind a proxy) fails it instead of hanging the caller. Nil
+    /// when the connection broke; the error is then in `PQerrorMessage`.
+    private func awaitResult() throws -> OpaquePointer? {
+        let deadline = ContinuousClock.now + commandTimeout
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else {
+                    PQclear(kept)
+                    abandoned = true
+                    throw StoreError.postgres(
+                        server: address.description, code: "08006",
+                        message: "the server did not answer within \(commandTimeout)")
+                }
+                let (seconds, attoseconds) = remaining.components
+                let milliseconds = Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 3_600_000))
+                _ = SocketWait.waitUntilReadable(socket: PQsocket(handle), timeoutMilliseconds: milliseconds)
+                guard PQconsumeInput(handle) == 1 else {
+                    PQclear(kept)
+                    return nil
+                }
+            }
+            guard let result = PQgetResult(handle) else { return kept }
+            if let kept, PQresultStatus(kept) == PGRES_FATAL_ERROR {
+                PQclear(result)
+            } else {
+                PQclear(kept)
+                kept = result
+            }
+        }
     }
 
     private func check(_ result: OpaquePointer?) throws {
@@ -153,6 +225,12 @@ final class PostgresConnection: @unchecked Sendable {
         if message.contains("the database system is") { return "57P03" }
         if message.contains("too many clients") || message.contains("remaining connection slots") { return "53300" }
         return "08001"
+    }
+
+    /// `timeout` rounded up to whole seconds (libpq's unit), at least one.
+    static func wholeSeconds(_ timeout: Duration) -> Int {
+        let (seconds, attoseconds) = timeout.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
     }
 
     private static func message(_ text: UnsafePointer<CChar>?) -> String {
@@ -182,4 +260,9 @@ final class PostgresConnection: @unchecked Sendable {
         (pointers + copies.count).initialize(to: nil)
         return body(pointers)
     }
+}
+
+/// Where one connection's notice receiver puts what the server says; touched only by the thread using the connection.
+private final class NoticeInbox {
+    var messages: [String] = []
 }

@@ -6,19 +6,36 @@ import Synchronization
 /// ``PostgresSchema/channel``, sleeps in `poll` on the socket and an `eventfd` (``SocketWait``),
 /// and hands each namespace's handlers the revision of every commit to it.
 ///
-/// NOTIFY is lost while disconnected, so after every (re)connect it LISTENs first and then calls
-/// every handler with `nil`: "catch up from your last revision". Reconnects back off
-/// exponentially with jitter, so a fleet does not return all at once after a server restart.
+/// NOTIFY is lost while disconnected, so after every (re)connect it LISTENs first and then tells
+/// every handler ``Signal/live(afterOutage:)``: "catch up from your last revision". A lost
+/// connection is told as ``Signal/lost(reason:)`` once, and recorded in the server's
+/// ``PostgresOutage`` until the listener is back. Reconnects back off exponentially with
+/// jitter (at most 2 s apart), so a fleet does not return all at once after a server restart.
 ///
 /// ```swift
-/// let id = listener.subscribe("user:42") { revision in print("user:42 is at", revision ?? "?") }
+/// let id = listener.subscribe("user:42") { signal in print("user:42:", signal) }
 /// listener.unsubscribe("user:42", id)
 /// ```
 final class PostgresListener: Sendable {
-    /// Called on the listener thread with a committed revision, or nil after a (re)connect.
-    typealias Handler = @Sendable (_ revision: Int64?) -> Void
+    /// What the listener thread tells a namespace's handlers.
+    enum Signal: Sendable {
+        /// Someone committed `revision` to the namespace.
+        case committed(Int64)
+        /// LISTENing (again): anything may have changed since the handler last looked. After a
+        /// lost connection `afterOutage` is true: pending writes may be retried.
+        case live(afterOutage: Bool)
+        /// The connection broke or cannot be opened; told once per outage.
+        case lost(reason: String)
+    }
+
+    /// Called on the listener thread.
+    typealias Handler = @Sendable (Signal) -> Void
+
+    /// The longest wait between two reconnection attempts, in seconds.
+    static let maximumBackoff = 2.0
 
     private let address: PostgresAddress
+    private let outage: PostgresOutage
     private let signal: SocketWait
     private let state = Mutex(State())
 
@@ -28,10 +45,15 @@ final class PostgresListener: Sendable {
         var stopped = false
         var live = false
         var lastError: StoreError?
+        /// Lost after having been live, and not told back yet.
+        var inOutage = false
+        /// The pool could not reach the server: drop the connection and reconnect.
+        var recheck: String?
     }
 
-    init(address: PostgresAddress) throws {
+    init(address: PostgresAddress, outage: PostgresOutage) throws {
         self.address = address
+        self.outage = outage
         signal = try SocketWait()
         let thread = Thread { [self] in run() }
         thread.name = "StoredKit.PostgresListener"
@@ -70,6 +92,13 @@ final class PostgresListener: Sendable {
         }
     }
 
+    /// Makes the thread drop its connection and connect again: the pool found the server
+    /// unreachable, which an idle listener cannot tell from a quiet server.
+    func recheck(reason: String) {
+        state.withLock { $0.recheck = reason }
+        signal.wake()
+    }
+
     /// Ends the thread (it closes its connection).
     func stop() {
         state.withLock { $0.stopped = true }
@@ -88,8 +117,9 @@ final class PostgresListener: Sendable {
                     backoff = 0.05
                 } catch {
                     let delay = backoff * Double.random(in: 0.5...1.5)
-                    backoff = min(backoff * 2, 5)
+                    backoff = min(backoff * 2, Self.maximumBackoff)
                     state.withLock { $0.lastError = error as? StoreError }
+                    lose(reason: Self.reason(error))
                     _ = signal.wait(socket: -1, timeoutMilliseconds: Int32(delay * 1000))
                 }
                 continue
@@ -97,9 +127,14 @@ final class PostgresListener: Sendable {
             // libpq may have absorbed notifications while running the last command.
             deliver(current.takeNotifications())
             let outcome = signal.wait(socket: current.socket, timeoutMilliseconds: -1)
+            if let reason = takeRecheck() {
+                lose(reason: reason)
+                connection = nil
+                continue
+            }
             guard outcome.readable else { continue }
             guard current.consumeInput() else {
-                state.withLock { $0.live = false }
+                lose(reason: current.failureReason)
                 connection = nil
                 continue
             }
@@ -111,13 +146,43 @@ final class PostgresListener: Sendable {
     private func connect() throws -> PostgresConnection {
         let connection = try PostgresConnection(address: address)
         try connection.run("LISTEN \(PostgresSchema.channel)")
-        let handlers = state.withLock { state in
+        outage.end()
+        let (handlers, afterOutage) = state.withLock { state in
             state.live = true
             state.lastError = nil
+            state.recheck = nil
+            defer { state.inOutage = false }
+            return (state.handlers.values.flatMap(\.values), state.inOutage)
+        }
+        for handler in handlers { handler(.live(afterOutage: afterOutage)) }
+        return connection
+    }
+
+    /// The reason the pool asked for a reconnection, once.
+    private func takeRecheck() -> String? {
+        state.withLock { state in
+            defer { state.recheck = nil }
+            return state.recheck
+        }
+    }
+
+    /// Records the outage; the first loss after being live is told to every namespace.
+    private func lose(reason: String) {
+        outage.begin(reason: reason, byListener: true)
+        let handlers = state.withLock { state -> [Handler] in
+            // A first connection that fails is the open's to report; only a loss is told.
+            guard state.live else { return [] }
+            state.live = false
+            state.inOutage = true
             return state.handlers.values.flatMap(\.values)
         }
-        for handler in handlers { handler(nil) }
-        return connection
+        for handler in handlers { handler(.lost(reason: reason)) }
+    }
+
+    /// What a failed connection attempt says, without the server's name (events name it already).
+    private static func reason(_ error: any Error) -> String {
+        if case .postgres(_, _, let message)? = error as? StoreError { return message }
+        return "\(error)"
     }
 
     /// Payloads are `<revision> <namespace>`.
@@ -128,7 +193,7 @@ final class PostgresListener: Sendable {
             else { continue }
             let namespace = String(notification.payload[notification.payload.index(after: space)...])
             let handlers = state.withLock { $0.handlers[namespace].map { Array($0.values) } ?? [] }
-            for handler in handlers { handler(revision) }
+            for handler in handlers { handler(.committed(revision)) }
         }
     }
 }

@@ -70,41 +70,75 @@ enum PostgresSchema {
         """
 
     /// Hand edits (`psql`: INSERT, UPDATE, DELETE on `storedkit_preferences`) get what the store's
-    /// own writes do explicitly: a revision bump, the row's revision or a tombstone, one NOTIFY
-    /// per row. The store's transactions set `storedkit.writer` (``bumpRevision``), so nothing of
-    /// theirs is bumped or sent twice.
+    /// own writes do explicitly: per statement and namespace one revision bump and one NOTIFY,
+    /// the rows stamped with that revision and a tombstone per removed key. Statement-level
+    /// triggers with transition tables (one per event: PostgreSQL allows transition tables only
+    /// then), so an UPDATE of 1,000 rows is one revision, not 1,000. The store's transactions set
+    /// `storedkit.writer` (``bumpRevision``), so nothing of theirs is bumped or sent twice; the
+    /// triggers set it too while they stamp rows, and put it back after.
     static let handEditTrigger = """
-        CREATE OR REPLACE FUNCTION storedkit_record_hand_edit() RETURNS trigger LANGUAGE plpgsql AS $body$
+        CREATE OR REPLACE FUNCTION storedkit_bump_for_hand_edit(edited text) RETURNS bigint LANGUAGE plpgsql AS $body$
         DECLARE
             next_revision bigint;
         BEGIN
-            IF current_setting('storedkit.writer', true) = 'on' THEN
-                RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
-            END IF;
-            IF TG_OP <> 'INSERT' AND (TG_OP = 'DELETE' OR (OLD.namespace, OLD.key) IS DISTINCT FROM (NEW.namespace, NEW.key)) THEN
-                INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (OLD.namespace, 1)
-                    ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1 RETURNING revision INTO next_revision;
-                INSERT INTO storedkit_removed_keys (namespace, key, revision) VALUES (OLD.namespace, OLD.key, next_revision)
-                    ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision;
-                PERFORM pg_notify('\(channel)', next_revision || ' ' || OLD.namespace);
-                IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
-            END IF;
-            INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (NEW.namespace, 1)
+            INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (edited, 1)
                 ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1 RETURNING revision INTO next_revision;
-            PERFORM pg_notify('\(channel)', next_revision || ' ' || NEW.namespace);
-            NEW.revision := next_revision;
-            NEW.updated_at := now();
-            RETURN NEW;
+            PERFORM pg_notify('\(channel)', next_revision || ' ' || edited);
+            RETURN next_revision;
         END
         $body$;
-        CREATE OR REPLACE TRIGGER storedkit_hand_edit BEFORE INSERT OR UPDATE OR DELETE ON storedkit_preferences
-            FOR EACH ROW EXECUTE FUNCTION storedkit_record_hand_edit();
+        CREATE OR REPLACE FUNCTION storedkit_record_hand_edits() RETURNS trigger LANGUAGE plpgsql AS $body$
+        DECLARE
+            marker text := coalesce(current_setting('storedkit.writer', true), '');
+            edited text;
+            next_revision bigint;
+        BEGIN
+            IF marker = 'on' THEN RETURN NULL; END IF;
+            PERFORM set_config('storedkit.writer', 'on', true);
+            IF TG_OP = 'INSERT' THEN
+                FOR edited IN SELECT DISTINCT namespace FROM new_rows ORDER BY 1 LOOP
+                    next_revision := storedkit_bump_for_hand_edit(edited);
+                    UPDATE storedkit_preferences AS p SET revision = next_revision, updated_at = now() FROM new_rows AS w
+                        WHERE p.namespace = edited AND w.namespace = edited AND p.key = w.key;
+                END LOOP;
+            ELSIF TG_OP = 'UPDATE' THEN
+                FOR edited IN SELECT namespace FROM new_rows UNION SELECT namespace FROM old_rows ORDER BY 1 LOOP
+                    next_revision := storedkit_bump_for_hand_edit(edited);
+                    UPDATE storedkit_preferences AS p SET revision = next_revision, updated_at = now() FROM new_rows AS w
+                        WHERE p.namespace = edited AND w.namespace = edited AND p.key = w.key;
+                    INSERT INTO storedkit_removed_keys (namespace, key, revision)
+                        SELECT DISTINCT o.namespace, o.key, next_revision FROM old_rows AS o WHERE o.namespace = edited
+                            AND NOT EXISTS (SELECT 1 FROM new_rows AS w WHERE w.namespace = o.namespace AND w.key = o.key)
+                        ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision, removed_at = now();
+                END LOOP;
+            ELSE
+                FOR edited IN SELECT DISTINCT namespace FROM old_rows ORDER BY 1 LOOP
+                    next_revision := storedkit_bump_for_hand_edit(edited);
+                    INSERT INTO storedkit_removed_keys (namespace, key, revision)
+                        SELECT o.namespace, o.key, next_revision FROM old_rows AS o WHERE o.namespace = edited
+                        ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision, removed_at = now();
+                END LOOP;
+            END IF;
+            PERFORM set_config('storedkit.writer', marker, true);
+            RETURN NULL;
+        END
+        $body$;
+        DROP TRIGGER IF EXISTS storedkit_hand_edit ON storedkit_preferences;
+        DROP FUNCTION IF EXISTS storedkit_record_hand_edit();
+        CREATE OR REPLACE TRIGGER storedkit_hand_insert AFTER INSERT ON storedkit_preferences
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION storedkit_record_hand_edits();
+        CREATE OR REPLACE TRIGGER storedkit_hand_update AFTER UPDATE ON storedkit_preferences
+            REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION storedkit_record_hand_edits();
+        CREATE OR REPLACE TRIGGER storedkit_hand_delete AFTER DELETE ON storedkit_preferences
+            REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION storedkit_record_hand_edits();
         """
 
     static let tablesExist = """
         SELECT to_regclass('storedkit_namespaces') IS NOT NULL AND to_regclass('storedkit_preferences') IS NOT NULL
             AND to_regclass('storedkit_removed_keys') IS NOT NULL
-            AND EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'storedkit_hand_edit' AND tgrelid = to_regclass('storedkit_preferences'))
+            AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('storedkit_preferences')
+                AND tgname IN ('storedkit_hand_insert', 'storedkit_hand_update', 'storedkit_hand_delete')) = 3
+            AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'storedkit_hand_edit' AND tgrelid = to_regclass('storedkit_preferences'))
             AND (SELECT count(*) FROM pg_attribute WHERE NOT attisdropped
                 AND ((attrelid = to_regclass('storedkit_namespaces') AND attname = 'pruned_revision')
                     OR (attrelid = to_regclass('storedkit_removed_keys') AND attname = 'removed_at'))) = 2

@@ -7,14 +7,11 @@ import Synchronization
 ///
 /// ```swift
 /// let server = PostgresServer.shared(for: address)
-/// let revision = try server.withConnection { connection in try connection.query("SELECT 1") }
+/// let revision = try server.withConnection(timeout: .seconds(5)) { connection in try connection.query("SELECT 1") }
 /// ```
 final class PostgresServer: Sendable {
     /// The most command connections one process opens to one server.
     static let maximumConnections = 4
-    /// How long a command waits for a pooled connection before it fails.
-    static let checkoutTimeout: DispatchTimeInterval = .seconds(30)
-
     private static let registry = Mutex<[String: WeakServer]>([:])
 
     let address: PostgresAddress
@@ -22,6 +19,8 @@ final class PostgresServer: Sendable {
     private let idle = Mutex<[PostgresConnection]>([])
     private let schemaReady = Mutex(false)
     private let listenerState = Mutex<PostgresListener?>(nil)
+    /// Whether the server is known to be down: then every command fails at once.
+    let outage = PostgresOutage()
 
     private struct WeakServer {
         weak var server: PostgresServer?
@@ -51,7 +50,7 @@ final class PostgresServer: Sendable {
         get throws {
             try listenerState.withLock { listener in
                 if let listener { return listener }
-                let started = try PostgresListener(address: address)
+                let started = try PostgresListener(address: address, outage: outage)
                 listener = started
                 return started
             }
@@ -64,8 +63,13 @@ final class PostgresServer: Sendable {
     /// Runs `body` in one transaction (`begin` starts it) on a connection of the pool, and
     /// commits; a throw rolls back. A pooled connection found dead at `begin` (cut by the server,
     /// an administrator or a failover) is replaced by a fresh one at once, since nothing ran on it.
-    func withTransaction<R>(_ begin: String = "BEGIN", _ body: (PostgresConnection) throws -> R) throws -> R {
-        try withConnection { connection in
+    /// While the server is known to be down it fails at once; otherwise within about `timeout`.
+    /// What the server said meanwhile (`WARNING: ...`) goes to `notices`.
+    func withTransaction<R>(
+        _ begin: String = "BEGIN", timeout: Duration, notices: ([String]) -> Void = { _ in },
+        _ body: (PostgresConnection) throws -> R
+    ) throws -> R {
+        try withConnection(timeout: timeout, notices: notices) { connection in
             try body(connection)
         } begin: { connection in
             try connection.run(begin)
@@ -75,33 +79,50 @@ final class PostgresServer: Sendable {
     }
 
     /// Runs one statement outside a transaction, with the same replacement of a dead connection.
-    func withConnection<R>(_ body: (PostgresConnection) throws -> R) throws -> R {
-        try withConnection(body, begin: { _ in }, end: { _ in })
+    func withConnection<R>(
+        timeout: Duration, notices: ([String]) -> Void = { _ in }, _ body: (PostgresConnection) throws -> R
+    ) throws -> R {
+        try withConnection(timeout: timeout, notices: notices, body, begin: { _ in }, end: { _ in })
     }
 
     /// Checks a connection out (opening one when none is idle and fewer than
-    /// ``maximumConnections`` exist; waiting at most ``checkoutTimeout`` otherwise), runs `begin`,
+    /// ``maximumConnections`` exist; waiting at most `timeout` otherwise), runs `begin`,
     /// `body` and `end`, and returns it; one left broken or inside a transaction is closed instead.
+    /// A connection that cannot be opened, or breaks, records an outage (see ``PostgresOutage``).
     private func withConnection<R>(
-        _ body: (PostgresConnection) throws -> R, begin: (PostgresConnection) throws -> Void,
-        end: (PostgresConnection) throws -> Void
+        timeout: Duration, notices: ([String]) -> Void, _ body: (PostgresConnection) throws -> R,
+        begin: (PostgresConnection) throws -> Void, end: (PostgresConnection) throws -> Void
     ) throws -> R {
-        guard slots.wait(timeout: .now() + Self.checkoutTimeout) == .success else {
+        if let known = outage.current(lapse: timeout) { throw PostgresOutage.error(known, server: address.description) }
+        let (seconds, attoseconds) = timeout.components
+        let wait = DispatchTimeInterval.milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        guard slots.wait(timeout: .now() + wait) == .success else {
             throw StoreError.postgres(
                 server: address.description, code: "53300",
-                message: "all \(Self.maximumConnections) pooled connections stayed busy for 30 s")
+                message: "all \(Self.maximumConnections) pooled connections stayed busy for \(timeout)")
         }
         defer { slots.signal() }
-        var connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address: address)
+        // Another command may have found the server down while this one waited for a connection.
+        if let known = outage.current(lapse: timeout) { throw PostgresOutage.error(known, server: address.description) }
+        var connection: PostgresConnection
         do {
-            try ensureSchema(connection)
-            try begin(connection)
-        } catch StoreError.postgres where !connection.isAlive {
-            connection = try PostgresConnection(address: address)
-            try ensureSchema(connection)
-            try begin(connection)
+            connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(address: address, timeout: timeout)
+            connection.commandTimeout = timeout
+            do {
+                try ensureSchema(connection)
+                try begin(connection)
+            } catch StoreError.postgres where !connection.isAlive && !connection.timedOut {
+                connection = try PostgresConnection(address: address, timeout: timeout)
+                try ensureSchema(connection)
+                try begin(connection)
+            }
+        } catch {
+            noteOutage(error)
+            throw error
         }
         defer {
+            let heard = connection.takeNotices()
+            if !heard.isEmpty { notices(heard) }
             if connection.isReusable { idle.withLock { $0.append(connection) } }
         }
         do {
@@ -110,8 +131,20 @@ final class PostgresServer: Sendable {
             return result
         } catch {
             connection.rollback()
+            if !connection.isAlive { noteOutage(error) }
             throw error
         }
+    }
+
+    /// Records an outage when `error` says the server cannot be reached (not for a refused
+    /// password or a missing database, which are not outages).
+    private func noteOutage(_ error: any Error) {
+        guard case .postgres(_, let code, let message)? = error as? StoreError,
+            code.hasPrefix("08") || code.hasPrefix("57P0")
+        else { return }
+        outage.begin(reason: message, byListener: false)
+        // The listener may not know yet (a silent server looks idle): it reconnects, and says when it is back.
+        listenerState.withLock { $0 }?.recheck(reason: message)
     }
 
     /// Creates the tables once per process and server, under the advisory lock, unless they are
@@ -127,6 +160,7 @@ final class PostgresServer: Sendable {
                     try connection.run(PostgresSchema.create)
                 }
                 try connection.run("COMMIT")
+                _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
             } catch {
                 connection.rollback()
                 throw error

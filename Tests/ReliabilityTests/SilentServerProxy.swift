@@ -1,0 +1,60 @@
+import Foundation
+
+/// Scripts/silent-server-proxy.py between the stores and the test server: ``silence()`` makes the
+/// server look frozen (connections stay open, nothing is answered), ``speak()`` brings it back.
+///
+/// ```swift
+/// let proxy = try SilentServerProxy(to: "postgresql://postgres@127.0.0.1:5432/postgres")
+/// let store = try PreferenceStore(.postgres(url: proxy.url, namespace: "n"))
+/// try proxy.silence()
+/// ```
+final class SilentServerProxy: @unchecked Sendable {  // one test drives it, from one task
+    /// The test server's URL with the proxy's port.
+    let url: String
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: "Scripts/silent-server-proxy.py").path
+
+    /// Starts a proxy to the server of `url` (`postgresql://user@host:port/database`).
+    init(to url: String) throws {
+        guard let match = url.firstMatch(of: /^postgresql:\/\/([^@\/]+@)?([^:\/]+):(\d+)(\/.*)$/) else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "not a host:port URL: \(url)"])
+        }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Self.script, String(match.2), String(match.3)]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy said '\(line)'"])
+        }
+        self.url = "postgresql://\(match.1 ?? "")127.0.0.1:\(port)\(match.4)"
+    }
+
+    /// From now on nothing is relayed and new connections are never answered.
+    func silence() throws { try command("silence") }
+
+    /// Relays again, the held data first.
+    func speak() throws { try command("speak") }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    /// Sends `line` and waits until the proxy says it is in force.
+    private func command(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        var answer = ""
+        while !answer.hasSuffix("\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy ended"]) }
+            answer += String(decoding: data, as: UTF8.self)
+        }
+    }
+}
