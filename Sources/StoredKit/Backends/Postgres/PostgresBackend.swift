@@ -48,7 +48,7 @@ public final class PostgresBackend: Backend {
         var onSignal: (@Sendable (BackendSignal) -> Void)?
     }
 
-    /// Creates a backend; see ``Backend/postgres(url:namespace:)``. Nothing connects until the first ``load()``.
+    /// Creates a backend; see ``Backend/postgres(url:namespace:timeout:)``. Nothing connects until the first ``load()``.
     ///
     /// ```swift
     /// let backend = PostgresBackend(url: "postgresql://app@db.internal/prefs", namespace: "user:42")

@@ -7,7 +7,7 @@
 /// namespaces[1].keyCount  //=> 12
 /// ```
 public struct PostgresNamespaceSummary: Sendable, Hashable {
-    /// The namespace, as passed to ``Backend/postgres(url:namespace:)``.
+    /// The namespace, as passed to ``Backend/postgres(url:namespace:timeout:)``.
     public let name: String
     /// The keys it holds now (removed keys not counted).
     public let keyCount: Int
