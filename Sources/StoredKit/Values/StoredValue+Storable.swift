@@ -39,6 +39,10 @@ extension StoredValue: Codable {
             native.state = .value(self)
             return
         }
+        if let session = encoder as? EncodingSession {
+            session.frame = .value(self)
+            return
+        }
         switch self {
         case .array(let elements):
             var container = encoder.unkeyedContainer()
