@@ -62,6 +62,10 @@ enum AllocationBudgets {
                 let value = TabCustomizationFixture.twentyTabs(revision: 1)
                 return (100, { for _ in 0..<100 { blackHole(try StoredValueEncoder().encode(value)) } })
             },
+            Check(name: "encode.settings", maximum: 1_000, basis: "to be measured") {
+                let value = SettingsFixture.sample(revision: 1)
+                return (100, { for _ in 0..<100 { blackHole(try StoredValueEncoder().encode(value)) } })
+            },
             Check(name: "decode.20-tab", maximum: 15, basis: "the count on 2026-12-01: must not grow") {
                 let stored = try StoredValueEncoder().encode(TabCustomizationFixture.twentyTabs(revision: 1))
                 return (
