@@ -115,7 +115,7 @@ extension Array: DirectlyEncodable where Element: Encodable {
         }
         var values: [StoredValue] = []
         values.reserveCapacity(count)
-        for index in indices {
+        for index in 0..<count {
             let key = StoredIndexKey(index: index)
             guard let value = try session.box(self[index], key: key) else { throw session.nilInArray(at: key) }
             values.append(value)
