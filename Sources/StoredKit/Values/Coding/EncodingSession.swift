@@ -3,7 +3,7 @@ import Foundation
 /// The `Encoder` handed to `encode(to:)` for one whole ``StoredValueEncoder/encode(_:)``; it is
 /// also its own single-value container.
 ///
-/// One instance encodes a whole tree, as ``StoredValueDecoding`` decodes one. Encoding a nested
+/// One instance encodes a whole tree, as one decoding session decodes one. Encoding a nested
 /// value opens a frame: what the frame's container writes goes to the end of buffers shared by
 /// every open frame (`entries`, `elements`), so a nested value costs no object and no array of
 /// its own, only the dictionary or array it becomes. That is sound because encoding is
