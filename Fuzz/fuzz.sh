@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 SWIFTC=${SWIFTC:-swiftc}
 OUT=Fuzz/out
 FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -package-name StoredKit -I Sources/CStoredSQLite -I Sources/CStoredPostgres -Xcc -I/usr/include/postgresql)
-TARGETS=(plist-reader stored-value-json stored-value-decoder cli-value-parser)
+TARGETS=(plist-reader stored-value-json stored-value-decoder stored-value-encoder cli-value-parser)
 CLI_SOURCES=${CLI_SOURCES:-Sources/stored}
 
 source_of() {
@@ -22,6 +22,7 @@ source_of() {
         plist-reader) echo Fuzz/Targets/PlistReaderFuzz.swift ;;
         stored-value-json) echo Fuzz/Targets/StoredValueJSONFuzz.swift ;;
         stored-value-decoder) echo Fuzz/Targets/StoredValueDecoderFuzz.swift ;;
+        stored-value-encoder) echo Fuzz/Targets/StoredValueEncoderFuzz.swift ;;
         cli-value-parser)
             # The CLI's parser lives in the `stored` executable target; compile it into the fuzzer.
             if [ -f "$CLI_SOURCES/ValueParser.swift" ]; then

@@ -58,8 +58,12 @@ enum AllocationBudgets {
                     }
                 )
             },
-            Check(name: "encode.20-tab", maximum: 132, basis: "the count on 2026-12-01: must not grow") {
+            Check(name: "encode.20-tab", maximum: 42, basis: "the count after issue 19 (132 before): must not grow") {
                 let value = TabCustomizationFixture.twentyTabs(revision: 1)
+                return (100, { for _ in 0..<100 { blackHole(try StoredValueEncoder().encode(value)) } })
+            },
+            Check(name: "encode.settings", maximum: 20, basis: "the count on 2026-12-01 (issue 19): must not grow") {
+                let value = SettingsFixture.sample(revision: 1)
                 return (100, { for _ in 0..<100 { blackHole(try StoredValueEncoder().encode(value)) } })
             },
             Check(name: "decode.20-tab", maximum: 15, basis: "the count on 2026-12-01: must not grow") {

@@ -65,7 +65,7 @@ struct BenchmarkRunner {
 /// Every scenario, in the order they run and are printed.
 enum Catalog {
     static var all: [Scenario] {
-        HotReadScenarios.all + DecodeScenarios.all + DeferredWriteScenarios.all + DurableWriteScenarios.all
+        HotReadScenarios.all + DecodeScenarios.all + EncodeScenarios.all + DeferredWriteScenarios.all + DurableWriteScenarios.all
             + BulkScenarios.all + OpenScenarios.all + FlushScenarios.all + ContentionScenarios.all
             + NotificationScenarios.all + MemoryScenarios.all + PostgresScenarios.all
     }

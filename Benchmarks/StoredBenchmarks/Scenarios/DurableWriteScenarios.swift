@@ -13,6 +13,13 @@ enum DurableWriteScenarios {
             Baseline("userdefaults-sync", "UserDefaults.set + synchronize()"),
         ]
         if kind == .sqlite { baselines.append(Baseline("raw-sqlite", "raw SQLite autocommit upsert")) }
+        if kind == .plist {
+            baselines.append(
+                Baseline(
+                    "atomic-replace",
+                    "raw atomic replace of a file of the store's size (the honest floor, see AtomicReplaceFloor)",
+                    goal: .costAtMost(1.3, source: "issue 19")))
+        }
         return Scenario(
             name: "write.durable.\(kind.rawValue)", group: "write, durable",
             measures: "One set() with .immediate durability on a \(kind.rawValue) file, timed per write (p50/p99).",
@@ -22,9 +29,14 @@ enum DurableWriteScenarios {
         ) { context in
             let count = context.scaled(full: 300, quick: 30)
             var floor: Figure?
+            var replaceLatencies: [Double] = []
             let subject = try Side.subject(on: .file(kind)) {
-                let store = try kind.openStore(in: try context.makeDirectory("durable"), durability: .immediate)
+                let directory = try context.makeDirectory("durable")
+                let store = try kind.openStore(in: directory, durability: .immediate)
                 let fsyncFloor = try FsyncFloor(in: context)
+                store.set(0, forKey: "value")
+                let fileSize = (try? kind.fileURL(in: directory).resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 4096
+                let replaceFloor = kind == .plist ? try AtomicReplaceFloor(in: context, size: fileSize) : nil
                 let clock = ContinuousClock()
                 var next = 0
                 // Alternating with the floor: a virtual disk's speed drifts by a third within a
@@ -35,7 +47,9 @@ enum DurableWriteScenarios {
                     store.set(next, forKey: "value")
                     return clock.now - start
                 } against: {
-                    try fsyncFloor.writeOnce()
+                    // The three take turns: store, overwrite floor, atomic replace floor.
+                    if let replaceFloor { replaceLatencies.append(try replaceFloor.replaceOnce().seconds) }
+                    return try fsyncFloor.writeOnce()
                 }
                 floor = figures.baseline
                 return figures.subject
@@ -46,6 +60,10 @@ enum DurableWriteScenarios {
             outcome.baselines["pwrite-fsync"] = .measured(fsyncFloor)
             outcome.baselines["userdefaults-sync"] = try context.shared("userdefaults-sync") {
                 .measured(try measureDefaultsSynchronize(count: count, context))
+            }
+            if kind == .plist, !replaceLatencies.isEmpty {
+                // The warm-up's replaces are not timed results.
+                outcome.baselines["atomic-replace"] = .measured(Figure(latencies: Array(replaceLatencies.suffix(count))))
             }
             if kind == .sqlite { outcome.baselines["raw-sqlite"] = try RawSQLiteBaseline.autocommitUpsert(count: count, context) }
             return outcome

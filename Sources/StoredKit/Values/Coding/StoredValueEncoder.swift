@@ -37,29 +37,6 @@ public struct StoredValueEncoder: Sendable {
     /// try StoredValueEncoder().encode([Int?.none])      // throws unrepresentable(key: "[0]", ...)
     /// ```
     public func encode<T: Encodable>(_ value: T) throws -> StoredValue {
-        let root = StoredValueEncoding(parent: nil, key: nil)
-        defer { root.release() }
-        do {
-            try root.encodeHere(value)
-            guard let stored = try root.finish() else {
-                throw StoreError.unrepresentable(key: "", reason: "a property list has no nil; remove the key instead")
-            }
-            return stored
-        } catch let error as EncodingError {
-            throw Self.storeError(from: error)
-        }
-    }
-
-    /// Errors thrown by a type's own `encode(to:)` are reported in StoredKit's terms.
-    private static func storeError(from error: EncodingError) -> StoreError {
-        switch error {
-        case .invalidValue(let value, let context):
-            .unrepresentable(
-                key: StoredCodingPath.string(context.codingPath),
-                reason: "\(type(of: value)) rejected it: \(context.debugDescription)"
-            )
-        @unknown default:
-            .unrepresentable(key: "", reason: String(describing: error))
-        }
+        try EncodingSession.encode(value)
     }
 }

@@ -35,8 +35,8 @@ extension StoredValue: Codable {
     /// try JSONEncoder().encode(StoredValue.array([.int(1), .string("a")]))  //=> [1,"a"]
     /// ```
     public func encode(to encoder: any Encoder) throws {
-        if let native = encoder as? StoredValueEncoding {
-            native.state = .value(self)
+        if let session = encoder as? EncodingSession {
+            session.frame = .value(self)
             return
         }
         switch self {

@@ -89,12 +89,21 @@ extension StoredValue: Equatable {
             return a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
         case (.array(let a), .array(let b)):
             guard a.count == b.count else { return false }
+            // The same storage (a value set again as it was read) is equal without a walk.
+            if a.withUnsafeBufferPointer({ $0.baseAddress }) == b.withUnsafeBufferPointer({ $0.baseAddress }) { return true }
             if depth >= maximumDepth { return isEqualWithoutRecursion(lhs, rhs) }
             return zip(a, b).allSatisfy { isEqual($0, $1, depth: depth + 1) }
         case (.dictionary(let a), .dictionary(let b)):
             guard a.count == b.count else { return false }
             if depth >= maximumDepth { return isEqualWithoutRecursion(lhs, rhs) }
-            return a.allSatisfy { key, value in b[key].map { isEqual(value, $0, depth: depth + 1) } ?? false }
+            // Scalars first: a changed value (every `set` is compared with what is stored) mostly
+            // differs in one, found without first walking a container that happens to come earlier.
+            for (key, value) in a where !value.isContainer {
+                guard let other = b[key], isEqual(value, other, depth: depth + 1) else { return false }
+            }
+            return a.allSatisfy { key, value in
+                !value.isContainer || (b[key].map { isEqual(value, $0, depth: depth + 1) } ?? false)
+            }
         default: return false
         }
     }

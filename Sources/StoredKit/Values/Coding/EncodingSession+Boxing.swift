@@ -5,48 +5,56 @@ import Foundation
 // the conformance lookup behind `value as? any Protocol`; only a value one pointer wide (an
 // `Array`, a `Dictionary`) is asked whether it is a collection with a direct path.
 
-extension StoredValueEncoding {
+extension EncodingSession {
     /// Encodes one nested value: natively when its type has a ``StoredValue`` case, element by
-    /// element for `[E]` and `[String: V]`, otherwise through its own `encode(to:)` into a child
-    /// encoder. `nil` stands for `encodeNil()`. `key` is generic so that the fast paths never
-    /// box it into an existential.
+    /// element for `[E]`, `Set<E>` and `[String: V]`, otherwise through its own `encode(to:)` in a
+    /// frame of its own. `nil` stands for `encodeNil()`. `key` is generic so that the fast paths
+    /// never box it into an existential.
     @inline(__always)
     func box<T: Encodable, Key: CodingKey>(_ value: T, key: Key) throws -> StoredValue? {
         if let kind = StoredScalarKind(T.self) {
             return try scalarValue(kind, value, key: { key })
         }
         try checkContainerDepth()
-        if Self.mayBeCollection(T.self), let direct = value as? any StoredDirectEncodable {
-            return try direct.encodeDirectly(node: StoredValueEncoding(parent: self, key: key))
+        if Self.mayBeCollection(T.self), let direct = value as? any DirectlyEncodable {
+            return try entering(key) { try direct.encodeDirectly(in: self) }
         }
-        let child = StoredValueEncoding(parent: self, key: key)
-        do {
-            try value.encode(to: child)
-        } catch {
-            child.release()
-            throw error
+        if T.self == UUID.self {
+            // What UUID's own `encode(to:)` writes, without a frame.
+            return .string(unsafeBitCast(value, to: UUID.self).uuidString)
         }
-        return try child.finish()
+        return try encodeInFrame(value, key: key)
     }
 
-    /// The same choice as ``box(_:key:)`` for the value this encoder itself holds (the top
+    /// The same choice as ``box(_:key:)`` for the value the open frame itself holds (the top
     /// level, or a single-value container).
     func encodeHere<T: Encodable>(_ value: T) throws {
         if let kind = StoredScalarKind(T.self) {
-            state = .value(try scalarValue(kind, value, key: { nil }))
-        } else if Self.mayBeCollection(T.self), let direct = value as? any StoredDirectEncodable {
-            state = .value(try direct.encodeDirectly(node: self))
+            frame = .value(try scalarValue(kind, value, key: { nil }))
+        } else if Self.mayBeCollection(T.self), let direct = value as? any DirectlyEncodable {
+            frame = .value(try direct.encodeDirectly(in: self))
         } else {
             try value.encode(to: self)
         }
     }
 
-    /// `Array` and `Dictionary` are a single pointer wide, which rules out most structs and
-    /// every enum without a payload (reading the size is nearly free). An `Optional` of them is
-    /// as wide, and the cast below unwraps it, which is what `Optional.encode(to:)` does too.
+    /// `Array`, `Set` and `Dictionary` are a single pointer wide, which rules out most structs
+    /// and every enum without a payload (reading the size is nearly free). An `Optional` of them
+    /// is as wide, and the cast unwraps it, which is what `Optional.encode(to:)` does too.
     @inline(__always)
     private static func mayBeCollection<T>(_ type: T.Type) -> Bool {
         MemoryLayout<T>.size == MemoryLayout<[StoredValue]>.size
+    }
+
+    /// The native value of `native`, or the error naming where it is for one that has none.
+    func nativeValue(_ native: some StoredNativeCodable, key: () -> (any CodingKey)?) throws -> StoredValue {
+        guard let value = native.nativeStoredValue else {
+            throw StoreError.unrepresentable(
+                key: StoredCodingPath.string(codingPath, appending: key()),
+                reason: "\(native) does not fit in 64 bits; store it as a string"
+            )
+        }
+        return value
     }
 
     /// The native value of a scalar whose kind was derived from `T.self`.
@@ -85,31 +93,31 @@ extension StoredValueEncoding {
             }
         }
     }
+
+    /// The error for `nil` as element `key` of the collection being encoded.
+    func nilInArray(at key: StoredIndexKey) -> StoreError {
+        .unrepresentable(key: StoredCodingPath.string(codingPath, appending: key), reason: Self.nilInArrayReason)
+    }
 }
 
 /// `[E]`, `Set<E>` and `[String: V]`, encoded by iterating them instead of through their
-/// `encode(to:)`, which would make a container, a coding key and a child encoder per element.
-protocol StoredDirectEncodable {
-    /// The encoded collection; `node` is the encoder standing for it in error paths.
-    func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue
+/// `encode(to:)`, which would make a container, a coding key and a frame per element.
+protocol DirectlyEncodable {
+    /// The encoded collection; the session's path already ends at the collection.
+    func encodeDirectly(in session: EncodingSession) throws -> StoredValue
 }
 
-extension Array: StoredDirectEncodable where Element: Encodable {
-    func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue {
-        try node.checkContainerDepth()
+extension Array: DirectlyEncodable where Element: Encodable {
+    func encodeDirectly(in session: EncodingSession) throws -> StoredValue {
+        try session.checkContainerDepth()
         if Element.self == String.self {
             return .array(unsafeBitCast(self, to: [String].self).map { .string($0) })
         }
         var values: [StoredValue] = []
         values.reserveCapacity(count)
-        for index in indices {
+        for index in 0..<count {
             let key = StoredIndexKey(index: index)
-            guard let value = try node.box(self[index], key: key) else {
-                throw StoreError.unrepresentable(
-                    key: StoredCodingPath.string(node.codingPath, appending: key),
-                    reason: StoredValueEncoding.nilInArrayReason
-                )
-            }
+            guard let value = try session.box(self[index], key: key) else { throw session.nilInArray(at: key) }
             values.append(value)
         }
         return .array(values)
@@ -120,28 +128,23 @@ extension Array: StoredDirectEncodable where Element: Encodable {
 /// ``Set/storedValue`` does), not in its own: that depends on the set's history and on the
 /// process's hash seed, and an equal set written again, or from another process, must not count
 /// as a change (nor rewrite the file).
-extension Set: StoredDirectEncodable where Element: Encodable {
-    func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue {
-        try node.checkContainerDepth()
+extension Set: DirectlyEncodable where Element: Encodable {
+    func encodeDirectly(in session: EncodingSession) throws -> StoredValue {
+        try session.checkContainerDepth()
         var values: [StoredValue] = []
         values.reserveCapacity(count)
         for (offset, element) in enumerated() {
             let key = StoredIndexKey(index: offset)
-            guard let value = try node.box(element, key: key) else {
-                throw StoreError.unrepresentable(
-                    key: StoredCodingPath.string(node.codingPath, appending: key),
-                    reason: StoredValueEncoding.nilInArrayReason
-                )
-            }
+            guard let value = try session.box(element, key: key) else { throw session.nilInArray(at: key) }
             values.append(value)
         }
         return .array(StoredValue.canonicallySorted(values))
     }
 }
 
-extension Dictionary: StoredDirectEncodable where Key == String, Value: Encodable {
-    func encodeDirectly(node: StoredValueEncoding) throws -> StoredValue {
-        try node.checkContainerDepth()
+extension Dictionary: DirectlyEncodable where Key == String, Value: Encodable {
+    func encodeDirectly(in session: EncodingSession) throws -> StoredValue {
+        try session.checkContainerDepth()
         // `mapValues` keeps the hash table as it is (no rehashing). It visits the entries in the
         // dictionary's own order, so walking `keys` alongside names each entry.
         let keys = self.keys
@@ -150,7 +153,7 @@ extension Dictionary: StoredDirectEncodable where Key == String, Value: Encodabl
         var result = try mapValues { value -> StoredValue in
             let key = keys[keyIndex]
             keys.formIndex(after: &keyIndex)
-            if let stored = try node.box(value, key: StoredStringKey(key)) {
+            if let stored = try session.box(value, key: StoredStringKey(key)) {
                 return stored
             }
             // A nil value is left out, as a keyed container leaves out `encodeNil`.
