@@ -71,23 +71,20 @@ struct PostgresWatchTests {
         #expect(lines == ["volume: (none) -> 0.8 (external)", #"name: (none) -> "Ada" (external)"#])
     }
 
-    /// Expected to pass once the PostgreSQL backend emits `.connectionLost` and
-    /// `.connectionRestored` (branch pgbackend): until then it is a known issue.
     @Test func watchSaysWhenTheConnectionDropsAndReturns() throws {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }
         let url = try CLIPostgresServer.requireURL()
         let namespace = CLIPostgresServer.freshNamespace("drop")
         try cli.run("write", url, "n", "0", "--int", "--namespace", namespace)
-        let watcher = try Watcher([url, "--namespace", namespace, "--count", "2"], cli: cli)
+        // The watcher's connections carry a name of their own, so only they are cut: the other
+        // tests of this process share the server.
+        let name = "watch_\(UUID().uuidString.prefix(8))"
+        let watcher = try Watcher([url + "?application_name=\(name)", "--namespace", namespace, "--count", "2"], cli: cli)
         watcher.waitForError("Watching")
         // Cut every connection of the watcher (its listener among them), as a server restart would.
         try CLIPostgresServer.psql(
-            url,
-            """
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND application_name <> 'psql'
-            """)
+            url, "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '\(name)'")
         try cli.run("write", url, "n", "1", "--int", "--namespace", namespace)
         // Seeing this write means the watcher is connected again; the second one lets its
         // diagnostics, printed by another task, reach stderr before it exits.

@@ -128,14 +128,12 @@ final class PostgresListener: Sendable {
             deliver(current.takeNotifications())
             let outcome = signal.wait(socket: current.socket, timeoutMilliseconds: -1)
             if let reason = takeRecheck() {
-                lose(reason: reason)
-                connection = nil
+                connection = replace(brokenBecause: reason)
                 continue
             }
             guard outcome.readable else { continue }
             guard current.consumeInput() else {
-                lose(reason: current.failureReason)
-                connection = nil
+                connection = replace(brokenBecause: current.failureReason)
                 continue
             }
             deliver(current.takeNotifications())
@@ -144,7 +142,25 @@ final class PostgresListener: Sendable {
 
     /// Connects and LISTENs, then tells every namespace to catch up.
     private func connect() throws -> PostgresConnection {
-        let connection = try PostgresConnection(address: address)
+        try goLive(PostgresConnection(address: address))
+    }
+
+    /// Replaces a connection that broke (or that the pool asked to check). When a fresh one opens
+    /// at once, the server still answers (an administrator's kill, a restarted pooler): every
+    /// namespace hears that the connection was lost and is back, and retries what is pending, but
+    /// the server is never recorded as down, so no flush fails meanwhile. Otherwise the outage is
+    /// recorded and the loop reconnects with backoff.
+    private func replace(brokenBecause reason: String) -> PostgresConnection? {
+        if let fresh = try? PostgresConnection(address: address) {
+            lose(reason: reason, recordingOutage: false)
+            if let live = try? goLive(fresh) { return live }
+        }
+        lose(reason: reason)
+        return nil
+    }
+
+    /// LISTENs on `connection`, ends any recorded outage and tells every namespace to catch up.
+    private func goLive(_ connection: PostgresConnection) throws -> PostgresConnection {
         try connection.run("LISTEN \(PostgresSchema.channel)")
         outage.end()
         let (handlers, afterOutage) = state.withLock { state in
@@ -166,9 +182,10 @@ final class PostgresListener: Sendable {
         }
     }
 
-    /// Records the outage; the first loss after being live is told to every namespace.
-    private func lose(reason: String) {
-        outage.begin(reason: reason, byListener: true)
+    /// Records the outage (unless a replacement is already open); the first loss after being live
+    /// is told to every namespace.
+    private func lose(reason: String, recordingOutage: Bool = true) {
+        if recordingOutage { outage.begin(reason: reason, byListener: true) }
         let handlers = state.withLock { state -> [Handler] in
             // A first connection that fails is the open's to report; only a loss is told.
             guard state.live else { return [] }
