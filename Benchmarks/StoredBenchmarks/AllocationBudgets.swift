@@ -1,6 +1,7 @@
 import CBenchmarkCounters
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 /// A deterministic guard against regressions: heap allocations per operation, counted on the
 /// calling thread (wall times on these machines move by a third; allocation counts do not), with
@@ -59,7 +60,7 @@ enum AllocationBudgets {
                 )
             },
             Check(name: "encode.20-tab", maximum: 42, basis: "the count after issue 19 (132 before): must not grow") {
-                let value = TabCustomizationFixture.twentyTabs(revision: 1)
+                let value = SidebarCustomization.twentyTabs(revision: 1)
                 return (100, { for _ in 0..<100 { blackHole(try StoredValueEncoder().encode(value)) } })
             },
             Check(name: "encode.settings", maximum: 20, basis: "the count on 2026-12-01 (issue 19): must not grow") {
@@ -67,12 +68,12 @@ enum AllocationBudgets {
                 return (100, { for _ in 0..<100 { blackHole(try StoredValueEncoder().encode(value)) } })
             },
             Check(name: "decode.20-tab", maximum: 15, basis: "the count on 2026-12-01: must not grow") {
-                let stored = try StoredValueEncoder().encode(TabCustomizationFixture.twentyTabs(revision: 1))
+                let stored = try StoredValueEncoder().encode(SidebarCustomization.twentyTabs(revision: 1))
                 return (
                     100,
                     {
                         for _ in 0..<100 {
-                            blackHole(try StoredValueDecoder().decode(TabCustomizationFixture.self, from: stored))
+                            blackHole(try StoredValueDecoder().decode(SidebarCustomization.self, from: stored))
                         }
                     }
                 )

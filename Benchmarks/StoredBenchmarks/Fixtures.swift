@@ -2,58 +2,6 @@ import Foundation
 import StoredKit
 import StoredKitTestSupport
 
-/// A value shaped like SwiftUI's `TabViewCustomization` for a 20-tab sidebar in four sections:
-/// per-tab visibility and pinning, optional titles and badges, and each section's tab order.
-///
-/// ```swift
-/// let value = TabCustomizationFixture.twentyTabs(revision: 1)
-/// value.tabs.count  //=> 20
-/// ```
-struct TabCustomizationFixture: Codable, Equatable, Sendable {
-    enum Visibility: String, Codable, Sendable {
-        case automatic, visible, hidden
-    }
-
-    struct TabState: Codable, Equatable, Sendable {
-        var visibility: Visibility
-        var isPinned: Bool
-        var customTitle: String?
-        var badgeCount: Int?
-    }
-
-    struct SectionState: Codable, Equatable, Sendable {
-        var id: String
-        var isExpanded: Bool
-        var tabOrder: [String]
-    }
-
-    var tabs: [String: TabState]
-    var sections: [SectionState]
-    var revision: Int
-
-    /// Twenty tabs; `revision` changes the value without changing its shape.
-    static func twentyTabs(revision: Int) -> TabCustomizationFixture {
-        let visibilities: [Visibility] = [.automatic, .visible, .hidden]
-        var tabs: [String: TabState] = [:]
-        for index in 0..<20 {
-            tabs["tab.\(index)"] = TabState(
-                visibility: visibilities[(index + revision) % 3],
-                isPinned: index % 4 == 0,
-                customTitle: index % 3 == 0 ? "Custom title \(index)" : nil,
-                badgeCount: index % 2 == 0 ? index * 7 + revision : nil
-            )
-        }
-        let sections = (0..<4).map { section in
-            SectionState(
-                id: "section.\(section)",
-                isExpanded: section != 3,
-                tabOrder: (0..<5).map { "tab.\(section * 5 + ($0 + revision) % 5)" }
-            )
-        }
-        return TabCustomizationFixture(tabs: tabs, sections: sections, revision: revision)
-    }
-}
-
 /// A Foundation `UserDefaults` suite of its own, removed afterwards (its plist file included). The
 /// whole run also points `XDG_CONFIG_HOME` at its work directory (see ``Isolation``), so baselines
 /// never touch the user's real defaults.

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 @testable import StoredKit

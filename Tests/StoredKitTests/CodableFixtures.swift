@@ -1,46 +1,5 @@
 import Foundation
 
-/// A stand-in for TabKit's `TabViewCustomization`: the value the coders decode on the hot path.
-struct SidebarCustomization: Codable, Equatable {
-    enum Visibility: String, Codable {
-        case automatic, visible, hidden
-    }
-
-    struct TabEntry: Codable, Equatable {
-        var visibility: Visibility
-        var isPinned: Bool
-        var badge: Int?
-        var title: String?
-    }
-
-    struct SectionOrder: Codable, Equatable {
-        var sectionID: String
-        var tabOrder: [String]
-    }
-
-    var tabs: [String: TabEntry]
-    var sectionOrders: [SectionOrder]
-    var revision: Int
-
-    /// Twenty tabs in four sections, with every optional both present and absent somewhere.
-    static func twentyTabs() -> SidebarCustomization {
-        var tabs: [String: TabEntry] = [:]
-        let visibilities: [Visibility] = [.automatic, .visible, .hidden]
-        for index in 0..<20 {
-            tabs["tab-\(index)"] = TabEntry(
-                visibility: visibilities[index % 3],
-                isPinned: index % 4 == 0,
-                badge: index % 2 == 0 ? index * 3 : nil,
-                title: index % 5 == 0 ? nil : "Tab number \(index)"
-            )
-        }
-        let sectionOrders = (0..<4).map { section in
-            SectionOrder(sectionID: "section-\(section)", tabOrder: (0..<5).map { "tab-\(section * 5 + $0)" })
-        }
-        return SidebarCustomization(tabs: tabs, sectionOrders: sectionOrders, revision: 7)
-    }
-}
-
 /// Uses every container API by hand: nested keyed and unkeyed containers and super encoders.
 struct HandWritten: Codable, Equatable {
     var name: String

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 import Testing
 

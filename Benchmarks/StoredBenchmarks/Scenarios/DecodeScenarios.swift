@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 /// The first read after a change, when the cached value is stale and must be decoded.
 enum DecodeScenarios {
@@ -12,7 +13,7 @@ enum DecodeScenarios {
             subject: "@Stored<TabCustomization> read after a write",
             baselines: [Baseline("json", "JSONDecoder().decode of the same value", goal: .faster(5, source: "issue 2"))]
         ) { context in
-            let values = [TabCustomizationFixture.twentyTabs(revision: 1), .twentyTabs(revision: 2)]
+            let values = [SidebarCustomization.twentyTabs(revision: 1), .twentyTabs(revision: 2)]
             let stored = try values.map { try StoredValueEncoder().encode($0) }
             let json = try values.map { try JSONEncoder().encode($0) }
             let store = PreferenceStore.inMemory()
@@ -33,7 +34,7 @@ enum DecodeScenarios {
             let baseline = try context.harness.measureLatencies(count: count) {
                 turn += 1
                 let start = clock.now
-                blackHole(try JSONDecoder().decode(TabCustomizationFixture.self, from: json[turn & 1]))
+                blackHole(try JSONDecoder().decode(SidebarCustomization.self, from: json[turn & 1]))
                 return clock.now - start
             }
             return ScenarioOutcome(subject: .measured(subject), baselines: ["json": .measured(baseline)])
@@ -47,17 +48,17 @@ enum DecodeScenarios {
             subject: "StoredValueDecoder().decode",
             baselines: [Baseline("json", "JSONDecoder().decode", goal: .faster(5, source: "issue 2"))]
         ) { context in
-            let value = TabCustomizationFixture.twentyTabs(revision: 1)
+            let value = SidebarCustomization.twentyTabs(revision: 1)
             let stored = try StoredValueEncoder().encode(value)
             let json = try JSONEncoder().encode(value)
-            guard try StoredValueDecoder().decode(TabCustomizationFixture.self, from: stored) == value else {
+            guard try StoredValueDecoder().decode(SidebarCustomization.self, from: stored) == value else {
                 throw BenchmarkError.unexpected("StoredValueDecoder did not round-trip the 20-tab value")
             }
             let subject = try context.harness.measure { count in
-                for _ in 0..<count { blackHole(try StoredValueDecoder().decode(TabCustomizationFixture.self, from: stored)) }
+                for _ in 0..<count { blackHole(try StoredValueDecoder().decode(SidebarCustomization.self, from: stored)) }
             }
             let baseline = try context.harness.measure { count in
-                for _ in 0..<count { blackHole(try JSONDecoder().decode(TabCustomizationFixture.self, from: json)) }
+                for _ in 0..<count { blackHole(try JSONDecoder().decode(SidebarCustomization.self, from: json)) }
             }
             return ScenarioOutcome(subject: .measured(subject), baselines: ["json": .measured(baseline)])
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 /// `set` with the default deferred durability, amortized over a burst that ends with `flush()`, so
 /// the commit the store would do in the background is paid for inside the measurement.
@@ -41,7 +42,7 @@ enum DeferredWriteScenarios {
     }
 
     /// Two Codable values, written in turn so every write changes the stored value.
-    private static let codableValues = [TabCustomizationFixture.twentyTabs(revision: 1), .twentyTabs(revision: 2)]
+    private static let codableValues = [SidebarCustomization.twentyTabs(revision: 1), .twentyTabs(revision: 2)]
     private static let strings = (0..<64).map { "string value number \($0)" }
 
     private static func measureStore(_ type: ValueType, store: PreferenceStore, count: Int, _ context: RunContext) throws

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 /// Encoding a Codable value, the cost of every Codable `set`, against `JSONEncoder`.
 enum EncodeScenarios {
@@ -7,7 +8,7 @@ enum EncodeScenarios {
         [
             scenario(
                 "20-tab", "the 20-tab value (a dictionary of small structs with enums and optionals)",
-                value: TabCustomizationFixture.twentyTabs(revision: 1), goal: 6),
+                value: SidebarCustomization.twentyTabs(revision: 1), goal: 6),
             scenario(
                 "settings", "a settings struct (19 scalar, enum, date and optional properties, 6 small structs)",
                 value: SettingsFixture.sample(revision: 1), goal: 4),

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 
 /// Reads of values that did not change since the last read: the `@Stored` fast path.
 enum HotReadScenarios {
@@ -8,7 +9,7 @@ enum HotReadScenarios {
     /// A settings type as an app writes it.
     struct Settings {
         @Stored var count: Int
-        @Stored var customization: TabCustomizationFixture
+        @Stored var customization: SidebarCustomization
 
         init(store: PreferenceStore) {
             _count = Stored(wrappedValue: 0, "count", store: store)
@@ -49,7 +50,7 @@ enum HotReadScenarios {
                     goal: .faster(100, source: "issue 2"))
             ]
         ) { context in
-            let value = TabCustomizationFixture.twentyTabs(revision: 1)
+            let value = SidebarCustomization.twentyTabs(revision: 1)
             let settings = Settings(store: PreferenceStore.inMemory())
             settings.customization = value
             guard settings.customization == value else {
@@ -64,7 +65,7 @@ enum HotReadScenarios {
                 return try context.harness.measure { count in
                     for _ in 0..<count {
                         let text = defaults.string(forKey: "customization") ?? ""
-                        blackHole(try JSONDecoder().decode(TabCustomizationFixture.self, from: Data(text.utf8)))
+                        blackHole(try JSONDecoder().decode(SidebarCustomization.self, from: Data(text.utf8)))
                     }
                 }
             }
