@@ -55,7 +55,8 @@ struct PostgresOutageTests {
         let resumed = ContinuousClock.now
         #expect(await Self.eventually { writer.recentEvents.contains { $0.isConnectionRestored } }, "no connectionRestored event")
         // Nobody flushes: the store retries its pending writes when the connection is back.
-        #expect(await observer.exitStatus(timeout: .seconds(300)) == 0, "the observer did not see every change: \(observer.lines)")
+        #expect(
+            await observer.exitStatus(timeout: .seconds(300)) == 0, "the observer did not see every change: \(observer.lines)")
         let landedAfter = ContinuousClock.now - resumed
         #expect(observer.lines.contains("k1=11 external"))
         #expect(observer.lines.contains("k2=2 external"))

@@ -7,24 +7,36 @@
 /// try StoredValueEncoder().encode(value)  //=> .dictionary(["tabs": ..., "sectionOrders": ..., "revision": .int(1)])
 /// ```
 public struct SidebarCustomization: Codable, Equatable, Sendable {
+    /// Whether a tab shows, as SwiftUI's `Visibility`.
     public enum Visibility: String, Codable, Sendable {
         case automatic, visible, hidden
     }
 
+    /// One tab's customization.
     public struct TabEntry: Codable, Equatable, Sendable {
+        /// Shown, hidden, or as the app decides.
         public var visibility: Visibility
+        /// Pinned to the top of the sidebar.
         public var isPinned: Bool
+        /// A count shown beside the title, when there is one.
         public var badge: Int?
+        /// The user's own title, when they gave one.
         public var title: String?
     }
 
+    /// The order of one section's tabs.
     public struct SectionOrder: Codable, Equatable, Sendable {
+        /// Which section.
         public var sectionID: String
+        /// Its tabs' keys, first to last.
         public var tabOrder: [String]
     }
 
+    /// Every tab's customization, by key (`tab-0` ... `tab-19`).
     public var tabs: [String: TabEntry]
+    /// Each section's tab order.
     public var sectionOrders: [SectionOrder]
+    /// Changes the value without changing its shape.
     public var revision: Int
 
     /// Twenty tabs in four sections, with every optional both present and absent somewhere;
