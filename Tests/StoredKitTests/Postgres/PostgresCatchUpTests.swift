@@ -15,8 +15,9 @@ struct PostgresCatchUpTests {
             "0", "-1", "+5", "42", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
             "-9223372036854775809", "", "-", "+", "12a", " 1", "1.0", "007",
         ]
-        let read = try connection.query("SELECT unnest($1::text[])", ["{" + texts.map { "\"\($0)\"" }.joined(separator: ",") + "}"]) {
-            result in (0..<result.rowCount).map { result.integer($0, 0) }
+        let array = "{" + texts.map { "\"\($0)\"" }.joined(separator: ",") + "}"
+        let read = try connection.query("SELECT unnest($1::text[])", [array]) { result in
+            (0..<result.rowCount).map { result.integer($0, 0) }
         }
         #expect(read == texts.map { Int64($0) })
     }
