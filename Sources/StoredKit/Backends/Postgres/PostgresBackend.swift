@@ -188,7 +188,7 @@ public final class PostgresBackend: Backend {
         try listener.waitUntilLive()
         // Commits between the last load and the LISTEN were announced to nobody: look once.
         let current = try state.withLock { state in
-            try server(&state).withConnection(timeout: timeout) { connection in
+            try server(&state).withReading(timeout: timeout) { connection in
                 try connection.query(PostgresSchema.selectNamespace, [namespace]).first?.first.flatMap {
                     $0.flatMap { Int64($0) }
                 }
