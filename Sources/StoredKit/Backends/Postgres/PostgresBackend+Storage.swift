@@ -19,45 +19,62 @@ extension PostgresBackend {
     /// `snapshot` with what changed after revision `since` applied (everything when `since` or
     /// `snapshot` is nil, or when the namespace calls for a whole read, see
     /// ``PostgresSchema/selectSince``), the namespace's schema version, and its revision: one
-    /// statement, decoded straight from the result.
+    /// statement (two when a whole read turns out due), decoded straight from the result.
     func read(
         since: Int64?, into snapshot: BackendSnapshot?, _ state: inout State, _ connection: PostgresConnection
     ) throws -> (snapshot: BackendSnapshot, revision: Int64) {
-        var result = snapshot ?? BackendSnapshot()
-        let above = snapshot != nil ? since : nil
-        let revision = try connection.query(PostgresSchema.selectSince, [namespace, above.map(String.init)]) { rows in
-            // The header is the first row; looked for, since UNION ALL promises no order.
-            guard let header = (0..<rows.rowCount).first(where: { rows.text($0, 0) == PostgresSchema.headerRow }) else {
-                throw StoreError.postgres(
-                    server: (try? PostgresAddress(url))?.description ?? location, code: "XX000",
-                    message: "the catch-up read returned no namespace row")
+        if var result = snapshot, let since {
+            let revision = try connection.query(PostgresSchema.selectSince, [namespace, String(since)]) { rows in
+                let header = Self.header(of: rows)
+                // No namespace row: it was deleted, which a store that had a revision must see.
+                guard !(header.wholeDue ?? (since > 0)) else { return Int64?.none }
+                apply(rows, skipping: header.row, to: &result, &state)
+                result.schemaVersion = header.schemaVersion
+                return header.revision
             }
-            if rows.text(header, 3) != "f" {
-                result.values = [:]
-                result.values.reserveCapacity(Int(rows.rowCount))
+            if let revision {
+                result.events = []
+                return (result, revision)
             }
-            for row in 0..<rows.rowCount where row != header {
-                guard let key = rows.text(row, 1) else { continue }
-                guard rows.text(row, 0) != PostgresSchema.removedRow else {
-                    result.values[key] = nil
-                    continue
-                }
-                let type = rows.text(row, 2) ?? ""
-                if let value = PostgresValueColumns.value(type: type, rows, row: row, first: 3) {
-                    result.values[key] = value
-                } else {
-                    // Left in the table untouched; the key reads as absent until the app writes it.
-                    result.values[key] = nil
-                    state.pendingEvents.append(
-                        .decodingFailed(
-                            key: key, expected: type, found: PostgresValueColumns.summary(type: type, rows, row: row, first: 3)))
-                }
-            }
-            result.schemaVersion = rows.integer(header, 5).map { Int($0) } ?? 0
-            return rows.integer(header, 4) ?? 0
         }
-        result.events = []
+        var result = BackendSnapshot()
+        let revision = try connection.query(PostgresSchema.selectAll, [namespace]) { rows in
+            let header = Self.header(of: rows)
+            result.values.reserveCapacity(Int(rows.rowCount))
+            apply(rows, skipping: header.row, to: &result, &state)
+            result.schemaVersion = header.schemaVersion
+            return header.revision
+        }
         return (result, revision)
+    }
+
+    /// The header row of ``PostgresSchema/selectAll`` or ``PostgresSchema/selectSince`` (the
+    /// first; looked for, since UNION ALL promises no order), or zeros when there is none.
+    private static func header(of rows: PostgresResult) -> (row: Int32?, revision: Int64, schemaVersion: Int, wholeDue: Bool?) {
+        guard let row = (0..<rows.rowCount).first(where: { rows.text($0, 0) == PostgresSchema.headerRow }) else {
+            return (nil, 0, 0, nil)
+        }
+        return (row, rows.integer(row, 4) ?? 0, Int(rows.integer(row, 5) ?? 0), rows.text(row, 3).map { $0 == "t" })
+    }
+
+    /// Applies the value and removed-key rows of `rows` (all but the header) to `result`.
+    private func apply(_ rows: PostgresResult, skipping header: Int32?, to result: inout BackendSnapshot, _ state: inout State) {
+        for row in 0..<rows.rowCount where row != header {
+            guard let key = rows.text(row, 1) else { continue }
+            guard rows.text(row, 0) != PostgresSchema.removedRow else {
+                result.values[key] = nil
+                continue
+            }
+            let type = rows.text(row, 2) ?? ""
+            if let value = PostgresValueColumns.value(type: type, rows, row: row, first: 3) {
+                result.values[key] = value
+            } else {
+                // Left in the table untouched; the key reads as absent until the app writes it.
+                result.values[key] = nil
+                let found = PostgresValueColumns.summary(type: type, rows, row: row, first: 3)
+                state.pendingEvents.append(.decodingFailed(key: key, expected: type, found: found))
+            }
+        }
     }
 
     /// Writes `changes` under a new revision of the namespace; returns that revision.

@@ -164,41 +164,43 @@ enum PostgresSchema {
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
 
-    /// `$1` namespace, `$2` the revision the store has, or NULL for none: the catch-up read, in
-    /// one statement (one round trip, one snapshot, so no transaction). Every row is `kind, key,
-    /// type` and the value columns (``PostgresValueColumns/names``):
-    ///
-    /// - first one `header` row: `bool_value` whether this is a whole read, `int_value` the
-    ///   namespace's revision, `uint_value` its schema version (0 and 0 for a namespace never written);
-    /// - then the namespace's rows: every one for a whole read, else those written after `$2`;
-    /// - then, unless whole, one `removed` row per key removed after `$2` and not written again.
-    ///
-    /// A whole read is due without `$2`, when the namespace's revision went back (it was deleted
-    /// and written again), and when `$2` is below the pruned revision (removals at or below it
-    /// left no tombstone). Each branch is gated by a one-time filter, so the incremental one uses
-    /// the index on (namespace, revision) and the other costs nothing.
-    static let selectSince = """
-        WITH header AS (
-            SELECT coalesce(max(revision), 0) AS revision, coalesce(max(schema_version), 0) AS schema_version,
-                $2::bigint IS NULL OR $2::bigint > coalesce(max(revision), 0)
-                    OR $2::bigint < coalesce(max(pruned_revision), 0) AS whole
+    /// The first row of ``selectAll`` and ``selectSince`` (none when the namespace was never
+    /// written), in their columns: `bool_value` whether a whole read is due (``selectSince``
+    /// only), `int_value` the namespace's revision, `uint_value` its schema version.
+    private static func header(wholeDue: String) -> String {
+        """
+        SELECT '\(headerRow)', NULL::text, NULL::text, \(wholeDue), revision, schema_version::numeric,
+            NULL::double precision, NULL::text, NULL::bytea, NULL::timestamptz, NULL::json
             FROM storedkit_namespaces WHERE namespace = $1
-        )
-        SELECT '\(headerRow)', NULL::text, NULL::text, whole, revision, schema_version::numeric,
-            NULL::double precision, NULL::text, NULL::bytea, NULL::timestamptz, NULL::json FROM header
+        """
+    }
+
+    /// `$1` namespace: the whole read, in one statement (one round trip, one snapshot, so no
+    /// transaction). Every row is `kind, key, type` and the value columns
+    /// (``PostgresValueColumns/names``): the header row, then every row of the namespace.
+    /// Kept simple, so the server plans it once per connection (a generic plan), not at every read.
+    static let selectAll = """
+        \(header(wholeDue: "NULL::boolean"))
         UNION ALL
-        SELECT 'value', key, type, \(valueColumns) FROM storedkit_preferences
-            WHERE namespace = $1 AND (SELECT whole FROM header)
+        SELECT 'value', key, type, \(valueColumns) FROM storedkit_preferences WHERE namespace = $1
+        """
+
+    /// `$1` namespace, `$2` the revision the store has: the catch-up read, in one statement. The
+    /// header row says whether a whole read is due instead: when the namespace's revision went
+    /// back (it was deleted and written again) or `$2` is below the pruned revision (removals at
+    /// or below it left no tombstone). Then the rows written after `$2` and, as `removed` rows,
+    /// the keys removed after `$2` and not written again.
+    static let selectSince = """
+        \(header(wholeDue: "$2::bigint > revision OR $2::bigint < pruned_revision"))
         UNION ALL
-        SELECT 'value', key, type, \(valueColumns) FROM storedkit_preferences
-            WHERE namespace = $1 AND revision > $2::bigint AND NOT (SELECT whole FROM header)
+        SELECT 'value', key, type, \(valueColumns) FROM storedkit_preferences WHERE namespace = $1 AND revision > $2::bigint
         UNION ALL
         SELECT '\(removedRow)', r.key, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM storedkit_removed_keys AS r
-            WHERE r.namespace = $1 AND r.revision > $2::bigint AND NOT (SELECT whole FROM header)
+            WHERE r.namespace = $1 AND r.revision > $2::bigint
                 AND NOT EXISTS (SELECT 1 FROM storedkit_preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
         """
 
-    /// The `kind` of ``selectSince``'s first row, and of its rows that name a removed key.
+    /// The `kind` of the header row, and of ``selectSince``'s rows that name a removed key.
     static let headerRow = "header"
     static let removedRow = "removed"
 
