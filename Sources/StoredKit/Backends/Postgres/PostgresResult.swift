@@ -6,7 +6,7 @@ internal import CStoredPostgres
 /// ``PostgresConnection/query(_:_:reading:)``, which frees the result afterwards.
 ///
 /// ```swift
-/// let count = try connection.query("SELECT key FROM storedkit_preferences", reading: { $0.rowCount })  //=> 3
+/// let count = try connection.query("SELECT key FROM storedkit_preferences", [], reading: { $0.rowCount })  //=> 3
 /// ```
 struct PostgresResult {
     fileprivate let handle: OpaquePointer
