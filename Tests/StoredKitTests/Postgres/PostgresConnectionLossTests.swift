@@ -37,6 +37,16 @@ struct PostgresConnectionLossTests {
         withExtendedLifetime(token) {}
     }
 
+    @Test func watchingStartsAfterItsPooledConnectionWasKilled() throws {
+        let (url, name) = try Self.ownPool()
+        let backend = PostgresBackend.postgres(url: url, namespace: PostgresTestServer.freshNamespace("rewatch"))
+        _ = try backend.load()
+        try Self.terminateConnections(named: name)
+        // Its look at the namespace after LISTEN runs on the pool's dead connection: a fresh one, not an error.
+        try backend.startWatching {}
+        backend.stopWatching()
+    }
+
     /// The test server's URL with an application_name of its own: its own pool, and a name to find its connections by.
     static func ownPool() throws -> (url: String, name: String) {
         let name = "cut_\(UUID().uuidString.prefix(8))"

@@ -3,52 +3,78 @@
 extension PostgresBackend {
     /// Brings `state.cached` up to the namespace's current revision; returns whether it moved.
     func refresh(_ state: inout State, _ connection: PostgresConnection) throws -> Bool {
-        let row = try connection.query(PostgresSchema.selectNamespace, [namespace]).first
-        let current = row?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
-        if state.cached != nil && current == state.revision { return false }
-        // A revision that went back means the namespace was deleted and written again: read it whole.
-        let since = state.cached != nil && current > state.revision ? state.revision : nil
-        state.cached = try read(since: since, into: state.cached, &state, connection)
+        let since = state.cached != nil ? state.revision : nil
+        // Moved out, so the read mutates the only reference instead of copying every value.
+        let base = state.cached
+        state.cached = nil
+        defer { if state.cached == nil { state.cached = base } }
+        let (snapshot, current) = try read(since: since, into: base, &state, connection)
+        if base != nil && current == state.revision { return false }
+        state.cached = snapshot
         state.revision = current
         seenRevision.store(current, ordering: .releasing)
         return true
     }
 
     /// `snapshot` with what changed after revision `since` applied (everything when `since` or
-    /// `snapshot` is nil), and the namespace's schema version.
+    /// `snapshot` is nil, or when the namespace calls for a whole read, see
+    /// ``PostgresSchema/selectSince``), the namespace's schema version, and its revision: one
+    /// statement (two when a whole read turns out due), decoded straight from the result.
     func read(
         since: Int64?, into snapshot: BackendSnapshot?, _ state: inout State, _ connection: PostgresConnection
-    ) throws -> BackendSnapshot {
-        var result = snapshot ?? BackendSnapshot()
-        let namespaceRow = try connection.query(PostgresSchema.selectNamespace, [namespace]).first
-        func number(_ index: Int) -> Int64? { namespaceRow.flatMap { $0.count > index ? $0[index].flatMap { Int64($0) } : nil } }
-        let rows: [[String?]]
-        // Removals at or below the pruned revision left no tombstone: only a whole read sees them.
-        if let since, snapshot != nil, since >= number(2) ?? 0 {
-            rows = try connection.query(PostgresSchema.selectChanged, [namespace, String(since)])
-            for removed in try connection.query(PostgresSchema.selectRemoved, [namespace, String(since)]) {
-                if let key = removed.first ?? nil { result.values[key] = nil }
+    ) throws -> (snapshot: BackendSnapshot, revision: Int64) {
+        if var result = snapshot, let since {
+            let revision = try connection.query(PostgresSchema.selectSince, [namespace, String(since)]) { rows in
+                let header = Self.header(of: rows)
+                // No namespace row: it was deleted, which a store that had a revision must see.
+                guard !(header.wholeDue ?? (since > 0)) else { return Int64?.none }
+                apply(rows, skipping: header.row, to: &result, &state)
+                result.schemaVersion = header.schemaVersion
+                return header.revision
             }
-        } else {
-            result.values = [:]
-            rows = try connection.query(PostgresSchema.selectAll, [namespace])
+            if let revision {
+                result.events = []
+                return (result, revision)
+            }
         }
-        for row in rows {
-            guard let key = row.first ?? nil else { continue }
-            let type = row.count > 1 ? row[1] ?? "" : ""
-            let columns = row.dropFirst(2)
-            if let value = PostgresValueColumns.value(type: type, columns: columns) {
+        var result = BackendSnapshot()
+        let revision = try connection.query(PostgresSchema.selectAll, [namespace]) { rows in
+            let header = Self.header(of: rows)
+            result.values.reserveCapacity(Int(rows.rowCount))
+            apply(rows, skipping: header.row, to: &result, &state)
+            result.schemaVersion = header.schemaVersion
+            return header.revision
+        }
+        return (result, revision)
+    }
+
+    /// The header row of ``PostgresSchema/selectAll`` or ``PostgresSchema/selectSince`` (the
+    /// first; looked for, since UNION ALL promises no order), or zeros when there is none.
+    private static func header(of rows: PostgresResult) -> (row: Int32?, revision: Int64, schemaVersion: Int, wholeDue: Bool?) {
+        guard let row = (0..<rows.rowCount).first(where: { rows.text($0, 0) == PostgresSchema.headerRow }) else {
+            return (nil, 0, 0, nil)
+        }
+        return (row, rows.integer(row, 4) ?? 0, Int(rows.integer(row, 5) ?? 0), rows.text(row, 3).map { $0 == "t" })
+    }
+
+    /// Applies the value and removed-key rows of `rows` (all but the header) to `result`.
+    private func apply(_ rows: PostgresResult, skipping header: Int32?, to result: inout BackendSnapshot, _ state: inout State) {
+        for row in 0..<rows.rowCount where row != header {
+            guard let key = rows.text(row, 1) else { continue }
+            guard rows.text(row, 0) != PostgresSchema.removedRow else {
+                result.values[key] = nil
+                continue
+            }
+            let type = rows.text(row, 2) ?? ""
+            if let value = PostgresValueColumns.value(type: type, rows, row: row, first: 3) {
                 result.values[key] = value
             } else {
                 // Left in the table untouched; the key reads as absent until the app writes it.
                 result.values[key] = nil
-                state.pendingEvents.append(
-                    .decodingFailed(key: key, expected: type, found: PostgresValueColumns.summary(type: type, columns: columns)))
+                let found = PostgresValueColumns.summary(type: type, rows, row: row, first: 3)
+                state.pendingEvents.append(.decodingFailed(key: key, expected: type, found: found))
             }
         }
-        result.schemaVersion = number(1).map { Int($0) } ?? 0
-        result.events = []
-        return result
     }
 
     /// Writes `changes` under a new revision of the namespace; returns that revision.

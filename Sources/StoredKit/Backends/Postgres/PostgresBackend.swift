@@ -103,8 +103,8 @@ public final class PostgresBackend: Backend {
     /// ```
     public func load() throws -> BackendSnapshot {
         try state.withLock { state in
-            let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-            try server(&state).withTransaction(begin, timeout: timeout, notices: relay) { connection in
+            // One statement, so one snapshot of the server without a transaction around it.
+            try server(&state).withReading(timeout: timeout, notices: relay) { connection in
                 _ = try refresh(&state, connection)
             }
             return takeSnapshot(&state)
@@ -128,7 +128,7 @@ public final class PostgresBackend: Backend {
                 // The row lock holds every other writer back, so this reads a consistent state;
                 // it becomes the cache only once committed.
                 let external = state.cached != nil && revision != previous + 1
-                let fresh = external ? try read(since: previous, into: state.cached, &state, connection) : nil
+                let fresh = external ? try read(since: previous, into: state.cached, &state, connection).snapshot : nil
                 try connection.query(PostgresSchema.notify, ["\(revision) \(namespace)"])
                 return (revision, fresh)
             }
@@ -188,7 +188,7 @@ public final class PostgresBackend: Backend {
         try listener.waitUntilLive()
         // Commits between the last load and the LISTEN were announced to nobody: look once.
         let current = try state.withLock { state in
-            try server(&state).withConnection(timeout: timeout) { connection in
+            try server(&state).withReading(timeout: timeout) { connection in
                 try connection.query(PostgresSchema.selectNamespace, [namespace]).first?.first.flatMap {
                     $0.flatMap { Int64($0) }
                 }
@@ -232,7 +232,7 @@ public final class PostgresBackend: Backend {
         let current = row?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
         if state.cached == nil || current != state.revision {
             let since = state.cached != nil && current > state.revision ? state.revision : nil
-            state.cached = try read(since: since, into: state.cached, &state, connection)
+            state.cached = try read(since: since, into: state.cached, &state, connection).snapshot
             state.revision = current
         }
         var snapshot = state.cached ?? BackendSnapshot()

@@ -109,6 +109,20 @@ final class PostgresConnection: @unchecked Sendable {
     /// the rows as text (nil for NULL).
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
+        try query(sql, parameters) { result in
+            (0..<result.rowCount).map { row in (0..<result.columnCount).map { column in result.text(row, column) } }
+        }
+    }
+
+    /// Runs `sql` like ``query(_:_:)`` and hands `read` the result in place, freed afterwards:
+    /// for results too large to copy into arrays of strings first.
+    ///
+    /// ```swift
+    /// let revisions = try connection.query("SELECT revision FROM storedkit_namespaces", []) { result in
+    ///     (0..<result.rowCount).compactMap { result.integer($0, 0) }
+    /// }  //=> [7, 12]
+    /// ```
+    func query<R>(_ sql: String, _ parameters: [String?], reading read: (PostgresResult) throws -> R) throws -> R {
         let name = try prepare(sql, parameterCount: parameters.count)
         let sent = Self.withCStrings(parameters) { values in
             PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
@@ -116,21 +130,8 @@ final class PostgresConnection: @unchecked Sendable {
         let result = sent == 1 ? try awaitResult() : nil
         defer { PQclear(result) }
         try check(result)
-        var rows: [[String?]] = []
-        let rowCount = PQntuples(result)
-        let columnCount = PQnfields(result)
-        rows.reserveCapacity(Int(rowCount))
-        for row in 0..<rowCount {
-            var columns: [String?] = []
-            columns.reserveCapacity(Int(columnCount))
-            for column in 0..<columnCount {
-                if PQgetisnull(result, row, column) == 1 {
-                    columns.append(nil)
-                } else {
-                    columns.append(String(cString: PQgetvalue(result, row, column)))
-                }
-            }
-            rows.append(columns)
+        guard let rows = try PostgresResult.reading(result, read) else {
+            throw StoreError.postgres(server: address.description, code: "08006", message: "the server sent no result")
         }
         return rows
     }

@@ -164,17 +164,45 @@ enum PostgresSchema {
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
 
-    /// `$1` namespace: every row.
-    static let selectAll = "SELECT key, type, \(valueColumns) FROM storedkit_preferences WHERE namespace = $1"
-
-    /// `$1` namespace, `$2` revision: the rows written after that revision.
-    static let selectChanged = selectAll + " AND revision > $2::bigint"
-
-    /// `$1` namespace, `$2` revision: keys removed after that revision and not written again.
-    static let selectRemoved = """
-        SELECT r.key FROM storedkit_removed_keys AS r WHERE r.namespace = $1 AND r.revision > $2::bigint
-            AND NOT EXISTS (SELECT 1 FROM storedkit_preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
+    /// The first row of ``selectAll`` and ``selectSince`` (none when the namespace was never
+    /// written), in their columns: `bool_value` whether a whole read is due (``selectSince``
+    /// only), `int_value` the namespace's revision, `uint_value` its schema version.
+    private static func header(wholeDue: String) -> String {
         """
+        SELECT '\(headerRow)', NULL::text, NULL::text, \(wholeDue), revision, schema_version::numeric,
+            NULL::double precision, NULL::text, NULL::bytea, NULL::timestamptz, NULL::json
+            FROM storedkit_namespaces WHERE namespace = $1
+        """
+    }
+
+    /// `$1` namespace: the whole read, in one statement (one round trip, one snapshot, so no
+    /// transaction). Every row is `kind, key, type` and the value columns
+    /// (``PostgresValueColumns/names``): the header row, then every row of the namespace.
+    /// Kept simple, so the server plans it once per connection (a generic plan), not at every read.
+    static let selectAll = """
+        \(header(wholeDue: "NULL::boolean"))
+        UNION ALL
+        SELECT 'value', key, type, \(valueColumns) FROM storedkit_preferences WHERE namespace = $1
+        """
+
+    /// `$1` namespace, `$2` the revision the store has: the catch-up read, in one statement. The
+    /// header row says whether a whole read is due instead: when the namespace's revision went
+    /// back (it was deleted and written again) or `$2` is below the pruned revision (removals at
+    /// or below it left no tombstone). Then the rows written after `$2` and, as `removed` rows,
+    /// the keys removed after `$2` and not written again.
+    static let selectSince = """
+        \(header(wholeDue: "$2::bigint > revision OR $2::bigint < pruned_revision"))
+        UNION ALL
+        SELECT 'value', key, type, \(valueColumns) FROM storedkit_preferences WHERE namespace = $1 AND revision > $2::bigint
+        UNION ALL
+        SELECT '\(removedRow)', r.key, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM storedkit_removed_keys AS r
+            WHERE r.namespace = $1 AND r.revision > $2::bigint
+                AND NOT EXISTS (SELECT 1 FROM storedkit_preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
+        """
+
+    /// The `kind` of the header row, and of ``selectSince``'s rows that name a removed key.
+    static let headerRow = "header"
+    static let removedRow = "removed"
 
     /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns, `$12` revision.
     static let upsert = """

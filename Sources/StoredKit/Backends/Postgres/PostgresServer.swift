@@ -85,13 +85,27 @@ final class PostgresServer: Sendable {
         try withConnection(timeout: timeout, notices: notices, body, begin: { _ in }, end: { _ in })
     }
 
+    /// Runs `body`, which only reads (one statement: its own snapshot), outside a transaction.
+    /// A pooled connection found dead (cut by the server, an administrator or a failover) is
+    /// replaced by a fresh one and `body` run again, as ``withTransaction(_:timeout:notices:_:)``
+    /// does at `BEGIN`: a read that failed changed nothing.
+    ///
+    /// ```swift
+    /// let count = try server.withReading(timeout: .seconds(5)) { connection in try connection.query("SELECT 1").count }  //=> 1
+    /// ```
+    func withReading<R>(
+        timeout: Duration, notices: ([String]) -> Void = { _ in }, _ body: (PostgresConnection) throws -> R
+    ) throws -> R {
+        try withConnection(timeout: timeout, notices: notices, body, begin: { _ in }, end: { _ in }, rerunsBody: true)
+    }
+
     /// Checks a connection out (opening one when none is idle and fewer than
     /// ``maximumConnections`` exist; waiting at most `timeout` otherwise), runs `begin`,
     /// `body` and `end`, and returns it; one left broken or inside a transaction is closed instead.
     /// A connection that cannot be opened, or breaks, records an outage (see ``PostgresOutage``).
     private func withConnection<R>(
         timeout: Duration, notices: ([String]) -> Void, _ body: (PostgresConnection) throws -> R,
-        begin: (PostgresConnection) throws -> Void, end: (PostgresConnection) throws -> Void
+        begin: (PostgresConnection) throws -> Void, end: (PostgresConnection) throws -> Void, rerunsBody: Bool = false
     ) throws -> R {
         if let known = outage.current(lapse: timeout) { throw PostgresOutage.error(known, server: address.description) }
         let (seconds, attoseconds) = timeout.components
@@ -126,7 +140,14 @@ final class PostgresServer: Sendable {
             if connection.isReusable { idle.withLock { $0.append(connection) } }
         }
         do {
-            let result = try body(connection)
+            let result: R
+            do {
+                result = try body(connection)
+            } catch StoreError.postgres where rerunsBody && !connection.isAlive && !connection.timedOut {
+                connection = try PostgresConnection(address: address, timeout: timeout)
+                try ensureSchema(connection)
+                result = try body(connection)
+            }
             try end(connection)
             return result
         } catch {

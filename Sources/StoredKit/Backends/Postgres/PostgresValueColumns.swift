@@ -73,13 +73,11 @@ enum PostgresValueColumns {
         return (type, columns)
     }
 
-    /// The value stored as `type` and `columns` (as ``names`` orders them), or nil when they do
-    /// not match (a hand-edited row).
-    static func value(type: String, columns: ArraySlice<String?>) -> StoredValue? {
-        func column(_ index: Int) -> String? {
-            let position = columns.startIndex + index
-            return position < columns.endIndex ? columns[position] : nil
-        }
+    /// The value stored as `type` in row `row` of `result`, whose columns from `first` on are
+    /// ``names`` in order, or nil when they do not match (a hand-edited row). Reads only the
+    /// column the type names, straight from the result.
+    static func value(type: String, _ result: PostgresResult, row: Int32, first: Int32) -> StoredValue? {
+        func column(_ index: Int32) -> String? { result.text(row, first + index) }
         switch type {
         case "bool":
             switch column(0) {
@@ -87,7 +85,7 @@ enum PostgresValueColumns {
             case "f": return .bool(false)
             default: return nil
             }
-        case "int": return column(1).flatMap(Int64.init).map(StoredValue.int)
+        case "int": return result.integer(row, first + 1).map(StoredValue.int)
         case "uint": return column(2).flatMap { UInt64($0) }.map(StoredValue.uint)
         case "double":
             if let text = column(3) {
@@ -117,9 +115,11 @@ enum PostgresValueColumns {
         }
     }
 
-    /// What a row held, for a decoding-failure event.
-    static func summary(type: String, columns: ArraySlice<String?>) -> String {
-        let set = zip(names, columns).compactMap { name, value in value.map { "\(name) \(String($0.prefix(40)))" } }
+    /// What row `row` of `result` held (its ``names`` columns from `first` on), for a decoding-failure event.
+    static func summary(type: String, _ result: PostgresResult, row: Int32, first: Int32) -> String {
+        let set = names.enumerated().compactMap { index, name in
+            result.text(row, first + Int32(index)).map { "\(name) \(String($0.prefix(40)))" }
+        }
         return "\(type): " + (set.isEmpty ? "no value" : set.joined(separator: ", "))
     }
 
