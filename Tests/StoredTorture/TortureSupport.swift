@@ -26,10 +26,16 @@ final class ScratchDirectory {
 
     func file(_ name: String) -> String { path + "/" + name }
 
-    /// Empties the directory for the next trial.
+    /// Empties the directory for the next trial. A file that is gone already is fine: SQLite
+    /// deletes `-shm` and `-wal` when the last connection of the trial before closes, which may
+    /// happen while this runs.
     func clear() throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: path) {
-            try FileManager.default.removeItem(atPath: file(name))
+            do {
+                try FileManager.default.removeItem(atPath: file(name))
+            } catch CocoaError.fileNoSuchFile {
+                continue
+            }
         }
     }
 
