@@ -8,6 +8,9 @@ struct StoredCoder<Value: Sendable>: Sendable {
     /// Returns `nil` for a value that means "remove the key" (`Optional.none`).
     let encode: @Sendable (Value) throws -> StoredValue?
     let decode: @Sendable (StoredValue) throws -> Value
+    /// `encode` with what the encoder saw, when it is the Codable encoder's alone (not wrapped in
+    /// an envelope): a store then admits the value without walking it again.
+    var encodeWithFacts: (@Sendable (Value) throws -> EncodedValue?)? = nil
     /// The type's name, for diagnostics; computed only when needed (it costs far more than a read).
     var typeName: String { String(describing: Value.self) }
 }
@@ -34,7 +37,11 @@ extension StoredCoder where Value: Codable {
                 if isOptional, let optional = value as? any OptionalValue, optional.isNone { return nil }
                 return try StoredValueEncoder().encode(value)
             },
-            decode: { stored in try StoredValueDecoder().decode(Value.self, from: stored) }
+            decode: { stored in try StoredValueDecoder().decode(Value.self, from: stored) },
+            encodeWithFacts: { value in
+                if isOptional, let optional = value as? any OptionalValue, optional.isNone { return nil }
+                return try EncodingSession.encodeWithFacts(value)
+            }
         )
     }
 

@@ -132,7 +132,12 @@ extension PreferenceAccess {
 
     func write<Value>(_ value: Value, forKey key: String, coder: StoredCoder<Value>) {
         do {
-            setStoredValue(try coder.encode(value), forKey: key)
+            if let encodeWithFacts = coder.encodeWithFacts, let store = self as? PreferenceStore {
+                let encoded = try encodeWithFacts(value)
+                store.apply(encoded?.value, forKey: key, facts: encoded?.facts ?? .unknown)
+            } else {
+                setStoredValue(try coder.encode(value), forKey: key)
+            }
         } catch {
             (self as? any AccessFailureReporting)?.encodingFailed(forKey: key, error: error)
         }

@@ -4,13 +4,21 @@
 extension Backend {
     /// The checks every write passes before the engine accepts it: the nesting limit of
     /// ``StoredValue/maximumDepth``, then the backend's own ``validate(_:forKey:)``.
-    func admit(_ value: StoredValue, forKey key: String) throws(StoreError) {
+    ///
+    /// `facts` are what the encoder saw while it built `value`: a value whose nesting it checked is
+    /// not walked for it again, and one it wrote no date into is checked by a
+    /// ``DateValidatingBackend`` for its key alone.
+    func admit(_ value: StoredValue, forKey key: String, facts: EncodingFacts = .unknown) throws(StoreError) {
         // A scalar cannot be too deep, and most backends accept every value: the common write costs a switch.
-        if value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
+        if !facts.nestingChecked, value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
             throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)
         }
         do {
-            try validate(value, forKey: key)
+            if !facts.mayHoldDates, value.isContainer, let dateValidating = self as? any DateValidatingBackend {
+                try dateValidating.validate(key: key)
+            } else {
+                try validate(value, forKey: key)
+            }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -30,10 +38,10 @@ extension StoreError {
 extension PreferenceStore {
     /// Admits a local write of `value` (`nil`, a removal, always passes); a refusal is reported
     /// as ``StoreEvent/encodingFailed(key:reason:)``. Returns whether the write may go ahead.
-    func admitLocalWrite(_ value: StoredValue?, forKey key: String) -> Bool {
+    func admitLocalWrite(_ value: StoredValue?, forKey key: String, facts: EncodingFacts = .unknown) -> Bool {
         guard let value else { return true }
         do {
-            try backend.admit(value, forKey: key)
+            try backend.admit(value, forKey: key, facts: facts)
             return true
         } catch {
             report(.encodingFailed(key: key, reason: error.refusalReason))

@@ -5,8 +5,9 @@ import Synchronization
 extension PreferenceStore {
     /// Applies a local change in memory, queues it for the backend and notifies observers.
     /// A value equal to what is stored changes nothing: no notification, no backend write.
-    func apply(_ newValue: StoredValue?, forKey key: String) {
-        if refuseIfReadOnly(newValue, forKey: key) || !admitLocalWrite(newValue, forKey: key) { return }
+    /// `facts` are what the encoder saw of `newValue`, if it made it.
+    func apply(_ newValue: StoredValue?, forKey key: String, facts: EncodingFacts = .unknown) {
+        if refuseIfReadOnly(newValue, forKey: key) || !admitLocalWrite(newValue, forKey: key, facts: facts) { return }
         applyLocally { state, slots in
             guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return false }
             state.pending[key] = .some(newValue)

@@ -1,6 +1,6 @@
 import Foundation
 
-extension PlistBackend {
+extension PlistBackend: DateValidatingBackend {
     /// Refuses what a plist file cannot hold: the reserved key `StoredKit.metadata`, and in XML a
     /// date that has no text form there (non-finite, or beyond year ±950 million).
     ///
@@ -9,12 +9,17 @@ extension PlistBackend {
     /// //=> throws: The value for 'when' was refused: date 1e+300 has no XML plist form; use the binary format. …
     /// ```
     public func validate(_ value: StoredValue, forKey key: String) throws {
-        if key == PlistDocument.metadataKey { throw Self.reservedKeyRefusal }
+        try validate(key: key)
         if format == .xml, let date = Self.firstDateWithoutXMLForm(in: value, depth: 0) {
             throw StoreError.refused(
                 key: key,
                 reason: "date \(date.timeIntervalSinceReferenceDate) has no XML plist form; use the binary format")
         }
+    }
+
+    /// The reserved key is refused whatever its value.
+    func validate(key: String) throws {
+        if key == PlistDocument.metadataKey { throw Self.reservedKeyRefusal }
     }
 
     /// The checks of a commit: each value as ``validate(_:forKey:)`` and the nesting limit, so a

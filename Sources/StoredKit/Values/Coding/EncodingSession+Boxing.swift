@@ -16,6 +16,10 @@ extension EncodingSession {
             return try scalarValue(kind, value, key: { key })
         }
         try checkContainerDepth()
+        if T.self == [String].self {
+            // The commonest collection, without the conformance lookup of the cast below.
+            return .array(unsafeBitCast(value, to: [String].self).map { .string($0) })
+        }
         if Self.mayBeCollection(T.self), let direct = value as? any DirectlyEncodable {
             return try entering(key) { try direct.encodeDirectly(in: self) }
         }
@@ -67,7 +71,9 @@ extension EncodingSession {
         case .bool: return .bool(unsafeBitCast(value, to: Bool.self))
         case .double: return .double(unsafeBitCast(value, to: Double.self))
         case .float: return .double(Double(unsafeBitCast(value, to: Float.self)))
-        case .date: return .date(unsafeBitCast(value, to: Date.self))
+        case .date:
+            facts.mayHoldDates = true
+            return .date(unsafeBitCast(value, to: Date.self))
         case .data: return .data(unsafeBitCast(value, to: Data.self))
         case .url: return .string(unsafeBitCast(value, to: URL.self).absoluteString)
         case .int8: return .int(Int64(unsafeBitCast(value, to: Int8.self)))

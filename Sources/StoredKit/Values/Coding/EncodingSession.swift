@@ -26,7 +26,8 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
         case value(StoredValue)
         /// `encodeNil()` / `Optional.none`: a keyed parent omits it, anywhere else it is an error.
         case null
-        case keyed
+        /// `shapes`: the entry of ``keyedContainers`` whose dictionary shapes this frame may use.
+        case keyed(shapes: Int?)
         case unkeyed
     }
 
@@ -46,6 +47,8 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     static let nilInArrayReason = "a property list array cannot hold nil; leave the element out or use a sentinel value"
 
     @exclusivity(unchecked) var frame = Frame.empty
+    /// What this session has seen so far (see ``EncodingFacts``).
+    @exclusivity(unchecked) var facts = EncodingFacts.nothingWritten
     /// The keys from the session's own root to the open frame.
     @exclusivity(unchecked) private var keys = StoredCodingKeyStack()
     /// The path to the session's own root (empty but for sessions of nested containers).
@@ -76,6 +79,11 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
 
     /// Encodes `value` into a ``StoredValue``: what ``StoredValueEncoder/encode(_:)`` does.
     static func encode<T: Encodable>(_ value: T) throws -> StoredValue {
+        try encodeWithFacts(value).value
+    }
+
+    /// Encodes `value` and says what the encoding saw, for a store to admit it without a walk.
+    static func encodeWithFacts<T: Encodable>(_ value: T) throws -> EncodedValue {
         let session = EncodingSession(reusesContainers: true)
         defer { session.end() }
         do {
@@ -83,10 +91,16 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
             guard let stored = try session.finishFrame() else {
                 throw StoreError.unrepresentable(key: "", reason: "a property list has no nil; remove the key instead")
             }
-            return stored
+            return EncodedValue(value: stored, facts: session.facts)
         } catch let error as EncodingError {
             throw storeError(from: error)
         }
+    }
+
+    /// Places `value` as it is (a ``StoredValue`` property): its depth and dates are unknown.
+    func place(_ value: StoredValue) {
+        frame = .value(value)
+        facts = .unknown
     }
 
     /// Errors thrown by a type's own `encode(to:)` are reported in StoredKit's terms.
@@ -105,6 +119,13 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     /// Ends the encoding: drops the kept containers, which refer back to this session. A container
     /// kept past this point still works but writes to nothing that is read.
     func end() {
+        var learnt: [DictionaryShape.Learnt] = []
+        for made in keyedContainers where made.learntShapes > 0 {
+            for shape in made.shapes.suffix(made.learntShapes) {
+                learnt.append(DictionaryShape.Learnt(keyType: made.keyType, shape: shape))
+            }
+        }
+        DictionaryShape.learn(learnt)
         reusesContainers = false
         keyedContainers = []
     }
@@ -175,26 +196,46 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
         case .empty: return .dictionary([:])
         case .value(let value): return value
         case .null: return nil
-        case .keyed:
+        case .keyed(let shapes):
             try checkContainerDepth()
-            return try finishKeyed()
+            return try finishKeyed(shapes: shapes)
         case .unkeyed:
             try checkContainerDepth()
             return try finishUnkeyed()
         }
     }
 
-    private func finishKeyed() throws -> StoredValue {
+    private func finishKeyed(shapes registry: Int?) throws -> StoredValue {
         for index in pendingBase..<pending.count {
             let nested = pending[index]
             entries[nested.index].value = try nested.session.finishFrame()
+            facts.absorb(nested.session.facts)
         }
-        // Built once, at its final size: growing a dictionary key by key rehashes it several times.
-        var dictionary = [String: StoredValue](minimumCapacity: entries.count - entriesBase)
-        for index in entriesBase..<entries.count {
-            dictionary[entries[index].key] = entries[index].value
+        let range = entriesBase..<entries.count
+        guard let registry else { return .dictionary(dictionary(of: range)) }
+        let shapes = keyedContainers[registry].shapes
+        for shape in shapes where shape.matches(entries, in: range) {
+            return .dictionary(shape.take(from: &entries))
+        }
+        let dictionary = dictionary(of: range)
+        if dictionary.count == range.count, shapes.count < DictionaryShape.maximumPerKeyType,
+            entries[range].allSatisfy({ $0.value != nil }),
+            let shape = DictionaryShape(keys: entries[range].map(\.key))
+        {
+            keyedContainers[registry].shapes.append(shape)
+            keyedContainers[registry].learntShapes += 1
         }
         return .dictionary(dictionary)
+    }
+
+    /// The dictionary of `entries[range]`, key by key: a later write to a key wins, `nil` removes it.
+    private func dictionary(of range: Range<Int>) -> [String: StoredValue] {
+        // Built once, at its final size: growing a dictionary key by key rehashes it several times.
+        var dictionary = [String: StoredValue](minimumCapacity: range.count)
+        for index in range {
+            dictionary[entries[index].key] = entries[index].value
+        }
+        return dictionary
     }
 
     private func finishUnkeyed() throws -> StoredValue {
@@ -206,6 +247,7 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
                     reason: Self.nilInArrayReason
                 )
             }
+            facts.absorb(nested.session.facts)
             elements[nested.index] = value
         }
         return .array(Array(elements[elementsBase...]))
@@ -214,9 +256,9 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     /// Makes the open frame keyed (a class and its superclass both asking for a keyed container
     /// share one dictionary) or unkeyed; switching kinds drops what the other kind wrote.
     @inline(__always)
-    private func becomeKeyed() {
+    private func becomeKeyed(shapes: Int?) {
         if case .keyed = frame { return }
-        frame = .keyed
+        frame = .keyed(shapes: shapes)
         closeFrame()
     }
 
@@ -238,14 +280,20 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     // MARK: Containers
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        becomeKeyed()
         let keyType = ObjectIdentifier(Key.self)
         for index in keyedContainers.indices where keyedContainers[index].keyType == keyType {
+            becomeKeyed(shapes: index)
             return unsafeBitCast(keyedContainers[index].box, to: KeyedEncodingContainer<Key>.self)
         }
         let container = KeyedEncodingContainer(KeyedContainer<Key>(session: self))
         if reusesContainers {
-            keyedContainers.append(MadeContainer(keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self)))
+            keyedContainers.append(
+                MadeContainer(
+                    keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self),
+                    shapes: DictionaryShape.known(for: keyType)))
+            becomeKeyed(shapes: keyedContainers.count - 1)
+        } else {
+            becomeKeyed(shapes: nil)
         }
         return container
     }
@@ -297,7 +345,12 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
 /// turned back by a bit cast. An object of our own holding it, as the decoder keeps its
 /// containers, needed a run-time lookup of that object's generic type on every hand-out: a
 /// twentieth of encoding time.
+///
+/// `shapes` are the dictionary shapes of this key type: those the process knew when the container
+/// was made, then the `learntShapes` this encoding added, which ``EncodingSession/end()`` records.
 private struct MadeContainer {
     let keyType: ObjectIdentifier
     let box: AnyObject
+    var shapes: [DictionaryShape]
+    var learntShapes = 0
 }

@@ -36,7 +36,7 @@ extension StoredValue: Codable {
     /// ```
     public func encode(to encoder: any Encoder) throws {
         if let session = encoder as? EncodingSession {
-            session.frame = .value(self)
+            session.place(self)
             return
         }
         switch self {

@@ -1,0 +1,112 @@
+import Synchronization
+
+/// A dictionary laid out once for one sequence of keys, so that a keyed container writing exactly
+/// those keys again becomes a copy of it with the values put in place.
+///
+/// Building a struct's dictionary key by key hashes every key, and that hashing was a quarter of
+/// encoding time: the 20 tabs of a sidebar write the same few keys twenty times, and a settings
+/// struct writes the same nineteen on every `set`. Copying a dictionary copies its hash table as
+/// it is (no key is hashed again), and an index of a dictionary stays valid in its copies and
+/// across changes of values, so each value goes straight to its bucket.
+///
+/// ```swift
+/// var entries = [Entry(key: "id", value: .int(1)), Entry(key: "name", value: .string("a"))]
+/// let shape = DictionaryShape(keys: ["id", "name"])
+/// if let shape, shape.matches(entries, in: 0..<2) { shape.take(from: &entries) }
+/// //=> ["id": .int(1), "name": .string("a")], and entries is empty
+/// ```
+final class DictionaryShape: Sendable {
+    /// The keys in the order a container writes them.
+    let keys: [String]
+    /// A dictionary with exactly these keys; every value is a placeholder.
+    private let template: [String: StoredValue]
+    /// Where each of `keys` sits in `template`.
+    private let slots: [Dictionary<String, StoredValue>.Index]
+
+    /// Only a struct-sized container is worth a shape: one writing keys from data (a dictionary
+    /// encoded key by key through a custom key type) would keep a large template alive for nothing.
+    static let maximumKeys = 64
+
+    /// How many shapes one key type keeps: a struct with two optional properties has four.
+    static let maximumPerKeyType = 4
+
+    /// The shape of `keys`, or `nil` when they repeat a key or are too many to be worth one.
+    init?(keys: [String]) {
+        guard !keys.isEmpty, keys.count <= Self.maximumKeys else { return nil }
+        var template = [String: StoredValue](minimumCapacity: keys.count)
+        for key in keys {
+            template[key] = .bool(false)
+        }
+        guard template.count == keys.count else { return nil }
+        var slots: [Dictionary<String, StoredValue>.Index] = []
+        slots.reserveCapacity(keys.count)
+        for key in keys {
+            guard let slot = template.index(forKey: key) else { return nil }
+            slots.append(slot)
+        }
+        self.keys = keys
+        self.template = template
+        self.slots = slots
+    }
+
+    /// Whether `entries[range]` are exactly this shape's keys in its order, each with a value (a
+    /// `nil` value is a removal, which only the key-by-key path handles).
+    @inline(__always)
+    func matches(_ entries: borrowing [EncodingSession.Entry], in range: Range<Int>) -> Bool {
+        guard range.count == keys.count else { return false }
+        var offset = 0
+        for index in range {
+            if case .none = entries[index].value { return false }
+            guard entries[index].key == keys[offset] else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// The dictionary of the last `keys.count` entries, which ``matches(_:in:)`` accepted; they
+    /// are moved out of `entries`, not copied.
+    @inline(__always)
+    func take(from entries: inout [EncodingSession.Entry]) -> [String: StoredValue] {
+        var dictionary = template
+        var offset = keys.count
+        while offset > 0 {
+            offset -= 1
+            if let value = entries.removeLast().value {
+                dictionary.values[slots[offset]] = value
+            }
+        }
+        return dictionary
+    }
+}
+
+extension DictionaryShape {
+    /// The shapes learnt so far in this process, by coding key type, so that a value encoded once
+    /// (a settings struct, written on every `set`) finds its shape on the next encoding.
+    private static let known = Mutex<[ObjectIdentifier: [DictionaryShape]]>([:])
+
+    /// The shapes known for containers keyed by `keyType`.
+    static func known(for keyType: ObjectIdentifier) -> [DictionaryShape] {
+        known.withLock { $0[keyType] ?? [] }
+    }
+
+    /// A shape one encoding learnt for containers keyed by `keyType`.
+    struct Learnt {
+        let keyType: ObjectIdentifier
+        let shape: DictionaryShape
+    }
+
+    /// Records the shapes an encoding learnt, up to ``maximumPerKeyType`` for each key type.
+    static func learn(_ learnt: [Learnt]) {
+        guard !learnt.isEmpty else { return }
+        known.withLock { known in
+            for item in learnt {
+                var shapes = known[item.keyType] ?? []
+                guard shapes.count < maximumPerKeyType, !shapes.contains(where: { $0.keys == item.shape.keys }) else {
+                    continue
+                }
+                shapes.append(item.shape)
+                known[item.keyType] = shapes
+            }
+        }
+    }
+}
