@@ -51,7 +51,7 @@ extension PostgresBackend {
     /// The header row of ``PostgresSchema/selectAll`` or ``PostgresSchema/selectSince`` (the
     /// first; looked for, since UNION ALL promises no order), or zeros when there is none.
     private static func header(of rows: PostgresResult) -> (row: Int32?, revision: Int64, schemaVersion: Int, wholeDue: Bool?) {
-        guard let row = (0..<rows.rowCount).first(where: { rows.text($0, 0) == PostgresSchema.headerRow }) else {
+        guard let row = (0..<rows.rowCount).first(where: { rows.has($0, 0, PostgresSchema.headerRow) }) else {
             return (nil, 0, 0, nil)
         }
         return (row, rows.integer(row, 4) ?? 0, Int(rows.integer(row, 5) ?? 0), rows.text(row, 3).map { $0 == "t" })
@@ -61,7 +61,7 @@ extension PostgresBackend {
     private func apply(_ rows: PostgresResult, skipping header: Int32?, to result: inout BackendSnapshot, _ state: inout State) {
         for row in 0..<rows.rowCount where row != header {
             guard let key = rows.text(row, 1) else { continue }
-            guard rows.text(row, 0) != PostgresSchema.removedRow else {
+            guard !rows.has(row, 0, PostgresSchema.removedRow) else {
                 result.values[key] = nil
                 continue
             }
@@ -77,7 +77,9 @@ extension PostgresBackend {
         }
     }
 
-    /// Writes `changes` under a new revision of the namespace; returns that revision.
+    /// Writes `changes` under a new revision of the namespace (its bump queues the notification);
+    /// returns that revision, recorded as ``ownCommit`` so the listener does not take it for
+    /// someone else's.
     func write(_ changes: BackendChanges, _ connection: PostgresConnection) throws -> Int64 {
         // Every row's columns first: a value refused here leaves the transaction untouched.
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
@@ -89,6 +91,7 @@ extension PostgresBackend {
                 server: (try? PostgresAddress(url))?.description ?? location, code: "XX000",
                 message: "the namespace row returned no revision")
         }
+        ownCommit.store(revision, ordering: .releasing)
         let revisionText = String(revision)
         // Sorted, so two transactions writing the same keys lock their rows in the same order.
         for (key, row) in rows {

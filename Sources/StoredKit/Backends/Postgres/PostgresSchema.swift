@@ -155,11 +155,13 @@ enum PostgresSchema {
 
     /// `$1` namespace, `$2` new schema version or NULL: the next revision, taking the row lock, so
     /// a second writer waits for the first and revision order is commit order. It also marks the
-    /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips.
+    /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips, and
+    /// queues the transaction's one notification, `<revision> <namespace>` on ``channel``: the
+    /// server sends it at commit only, so it costs no round trip of its own.
     static let bumpRevision = """
         INSERT INTO storedkit_namespaces AS n (namespace, revision, schema_version) VALUES ($1, 1, coalesce($2::bigint, 0))
             ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1, schema_version = coalesce($2::bigint, n.schema_version)
-            RETURNING revision, set_config('storedkit.writer', 'on', true)
+            RETURNING revision, set_config('storedkit.writer', 'on', true), pg_notify('\(channel)', revision::text || ' ' || $1)
         """
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
@@ -231,7 +233,4 @@ enum PostgresSchema {
         UPDATE storedkit_namespaces SET pruned_revision = greatest(pruned_revision, (SELECT max(revision) FROM gone))
             WHERE namespace = $1 AND EXISTS (SELECT 1 FROM gone)
         """
-
-    /// `$1` payload: one notification per write transaction, sent at commit.
-    static let notify = "SELECT pg_notify('\(channel)', $1)"
 }

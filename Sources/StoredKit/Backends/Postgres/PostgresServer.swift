@@ -57,6 +57,11 @@ final class PostgresServer: Sendable {
         }
     }
 
+    /// The listener connection's thread if one was started, without starting one.
+    var startedListener: PostgresListener? {
+        listenerState.withLock { $0 }
+    }
+
     /// Connections open now (idle ones; checked-out ones are not counted), for tests.
     var idleConnectionCount: Int { idle.withLock { $0.count } }
 

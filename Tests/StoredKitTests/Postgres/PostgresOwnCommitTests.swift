@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import StoredKit
+
+/// A backend's own commits never signal its own watcher: their `NOTIFY` can reach the process's
+/// listener before the commit returns, and used to read as someone else's change (a reload, one
+/// more round trip, after every write of a writing process).
+@Suite(
+    "PostgreSQL own commits",
+    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct PostgresOwnCommitTests {
+    @Test func ownCommitsDoNotSignalTheWatcherOthersDo() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("own")
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        let other = PostgresBackend.postgres(url: url, namespace: namespace)
+        _ = try backend.load()
+        _ = try other.load()
+        let signals = SignalCount()
+        try backend.startWatching { signals.count.add(1, ordering: .relaxed) }
+        // The listener tells its news in order: once another's commit is heard, everything
+        // before it (a first connection's "catch up") was told too.
+        _ = try other.commit(BackendChanges(values: ["other": .int(0)]))
+        try waitForSignal(signals)
+        signals.count.store(0, ordering: .relaxed)
+
+        for value in 1...50 { _ = try backend.commit(BackendChanges(values: ["mine": .int(Int64(value))])) }
+        _ = try other.commit(BackendChanges(values: ["other": .int(1)]))
+        try waitForSignal(signals)
+        #expect(signals.count.load(ordering: .relaxed) == 1)
+        #expect(try backend.load().values == ["mine": .int(50), "other": .int(1)])
+    }
+
+    @Test func anOwnExclusiveCommitDoesNotSignalEither() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("own-exclusive")
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        let other = PostgresBackend.postgres(url: url, namespace: namespace)
+        _ = try backend.load()
+        _ = try other.load()
+        let signals = SignalCount()
+        try backend.startWatching { signals.count.add(1, ordering: .relaxed) }
+        _ = try other.commit(BackendChanges(values: ["other": .int(0)]))
+        try waitForSignal(signals)
+        signals.count.store(0, ordering: .relaxed)
+
+        for _ in 1...50 {
+            try backend.withExclusiveAccess { snapshot in
+                guard case .int(let count)? = snapshot.values["count"] else {
+                    return (BackendChanges(values: ["count": .int(1)]), ())
+                }
+                return (BackendChanges(values: ["count": .int(count + 1)]), ())
+            }
+        }
+        _ = try other.commit(BackendChanges(values: ["other": .int(1)]))
+        try waitForSignal(signals)
+        #expect(signals.count.load(ordering: .relaxed) == 1)
+        #expect(try backend.load().values == ["count": .int(50), "other": .int(1)])
+    }
+
+    /// Waits (at most 30 s) until `signals` is above zero.
+    private func waitForSignal(_ signals: SignalCount) throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while signals.count.load(ordering: .relaxed) == 0 {
+            guard ContinuousClock.now < deadline else { throw NoSignal() }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
+    private struct NoSignal: Error {}
+
+    /// How many times the watcher was called.
+    private final class SignalCount: Sendable {
+        let count = Atomic(0)
+    }
+}
