@@ -20,15 +20,15 @@ struct PostgresOwnCommitTests {
         _ = try other.load()
         let signals = SignalCount()
         try backend.startWatching { signals.count.add(1, ordering: .relaxed) }
-        // The listener tells its news in order: once another's commit is heard, everything
-        // before it (a first connection's "catch up") was told too.
+        let probe = try PostgresListenerProbe(url: url)
+        // Whatever the listener told before (a first connection's "catch up") is told by then.
         _ = try other.commit(BackendChanges(values: ["other": .int(0)]))
-        try waitForSignal(signals)
+        try probe.roundTrip()
         signals.count.store(0, ordering: .relaxed)
 
         for value in 1...50 { _ = try backend.commit(BackendChanges(values: ["mine": .int(Int64(value))])) }
         _ = try other.commit(BackendChanges(values: ["other": .int(1)]))
-        try waitForSignal(signals)
+        try probe.roundTrip()
         #expect(signals.count.load(ordering: .relaxed) == 1)
         #expect(try backend.load().values == ["mine": .int(50), "other": .int(1)])
     }
@@ -42,8 +42,9 @@ struct PostgresOwnCommitTests {
         _ = try other.load()
         let signals = SignalCount()
         try backend.startWatching { signals.count.add(1, ordering: .relaxed) }
+        let probe = try PostgresListenerProbe(url: url)
         _ = try other.commit(BackendChanges(values: ["other": .int(0)]))
-        try waitForSignal(signals)
+        try probe.roundTrip()
         signals.count.store(0, ordering: .relaxed)
 
         for _ in 1...50 {
@@ -55,21 +56,10 @@ struct PostgresOwnCommitTests {
             }
         }
         _ = try other.commit(BackendChanges(values: ["other": .int(1)]))
-        try waitForSignal(signals)
+        try probe.roundTrip()
         #expect(signals.count.load(ordering: .relaxed) == 1)
         #expect(try backend.load().values == ["count": .int(50), "other": .int(1)])
     }
-
-    /// Waits (at most 30 s) until `signals` is above zero.
-    private func waitForSignal(_ signals: SignalCount) throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while signals.count.load(ordering: .relaxed) == 0 {
-            guard ContinuousClock.now < deadline else { throw NoSignal() }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-    }
-
-    private struct NoSignal: Error {}
 
     /// How many times the watcher was called.
     private final class SignalCount: Sendable {

@@ -52,8 +52,10 @@ public final class PostgresBackend: Backend {
     private struct Handlers {
         var onChange: (@Sendable () -> Void)?
         var onSignal: (@Sendable (BackendSignal) -> Void)?
-        /// A change was heard while nobody watched yet (subscribed by a read, not watching yet).
-        var missed = false
+        /// The newest revision heard while nobody watched yet (subscribed by a read, not watching
+        /// yet; `Int64.max`: anything may have changed). Heard during the read, it may be one
+        /// the read saw: only one above the read's tells the watcher.
+        var missed: Int64 = 0
     }
 
     /// Creates a backend; see ``Backend/postgres(url:namespace:timeout:)``. Nothing connects until the first ``load()``.
@@ -203,10 +205,10 @@ public final class PostgresBackend: Backend {
         }
         let missed = handlers.withLock { handlers in
             handlers.onChange = onChange
-            defer { handlers.missed = false }
+            defer { handlers.missed = 0 }
             return handlers.missed
         }
-        if missed { onChange() }
+        if missed > seenRevision.load(ordering: .acquiring) { onChange() }
         // Subscribed before the last read on a listener LISTENing since: every commit that read
         // did not see was heard (and is in `missed`), so there is nothing to look at.
         if heardSinceRead { return }
@@ -277,7 +279,7 @@ public final class PostgresBackend: Backend {
         do {
             return try body()
         } catch {
-            if ownCommit.exchange(0, ordering: .acquiringAndReleasing) != 0 { changed() }
+            if ownCommit.exchange(0, ordering: .acquiringAndReleasing) != 0 { changed(.max) }
             throw error
         }
     }
@@ -305,10 +307,11 @@ public final class PostgresBackend: Backend {
         state.subscribedBeforeRead = epoch
     }
 
-    /// Calls the watcher, or remembers the change for ``startWatching(_:)`` when none is set yet.
-    private func changed() {
+    /// Calls the watcher about `revision` (`Int64.max`: anything may have changed), or keeps it
+    /// for ``startWatching(_:)`` when none is set yet.
+    private func changed(_ revision: Int64) {
         let onChange = handlers.withLock { handlers in
-            if handlers.onChange == nil { handlers.missed = true }
+            if handlers.onChange == nil { handlers.missed = max(handlers.missed, revision) }
             return handlers.onChange
         }
         onChange?()
@@ -321,11 +324,11 @@ public final class PostgresBackend: Backend {
         switch signal {
         case .committed(let revision):
             if revision > seenRevision.load(ordering: .acquiring), revision != ownCommit.load(ordering: .acquiring) {
-                changed()
+                changed(revision)
             }
         case .live(let afterOutage):
             // NOTIFY is lost while disconnected: anything may have changed.
-            changed()
+            changed(.max)
             if afterOutage {
                 onSignal?(.event(.connectionRestored(server: server())))
                 onSignal?(.retryPending)
