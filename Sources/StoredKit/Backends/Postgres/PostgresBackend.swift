@@ -134,6 +134,9 @@ public final class PostgresBackend: Backend {
         guard !changes.isEmpty else { return nil }
         try validate(changes)
         return try state.withLock { state -> BackendSnapshot? in
+            if let alone = Self.aloneUpsert(changes), state.cached != nil {
+                return try commitAlone(key: alone.key, value: alone.value, &state)
+            }
             let previous = state.revision
             let (revision, fresh) = try withOwnCommit {
                 try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
@@ -274,7 +277,7 @@ public final class PostgresBackend: Backend {
     /// Runs a write transaction (`body`); when it fails, the revision it bumped may be committed
     /// after all (a lost `COMMIT` reply) or given to another writer, whose notification must not
     /// be taken for ours: the mark is dropped and the store looks once.
-    private func withOwnCommit<R>(_ body: () throws -> R) throws -> R {
+    func withOwnCommit<R>(_ body: () throws -> R) throws -> R {
         ownCommit.store(0, ordering: .releasing)
         do {
             return try body()
@@ -309,7 +312,7 @@ public final class PostgresBackend: Backend {
 
     /// Calls the watcher about `revision` (`Int64.max`: anything may have changed), or keeps it
     /// for ``startWatching(_:)`` when none is set yet.
-    private func changed(_ revision: Int64) {
+    func changed(_ revision: Int64) {
         let onChange = handlers.withLock { handlers in
             if handlers.onChange == nil { handlers.missed = max(handlers.missed, revision) }
             return handlers.onChange
@@ -339,7 +342,7 @@ public final class PostgresBackend: Backend {
     }
 
     /// Passes what the server said while running this namespace's commands to the store's events.
-    private func relay(_ notices: [String]) {
+    func relay(_ notices: [String]) {
         guard let onSignal = handlers.withLock({ $0.onSignal }) else { return }
         let server = (try? PostgresAddress(url))?.description ?? location
         for notice in notices { onSignal(.event(.serverNotice(server: server, message: notice))) }
@@ -361,7 +364,7 @@ public final class PostgresBackend: Backend {
         return server
     }
 
-    private func takeSnapshot(_ state: inout State) -> BackendSnapshot {
+    func takeSnapshot(_ state: inout State) -> BackendSnapshot {
         var snapshot = state.cached ?? BackendSnapshot()
         snapshot.events = state.pendingEvents
         state.pendingEvents = []

@@ -90,6 +90,16 @@ final class PostgresServer: Sendable {
         try withConnection(timeout: timeout, notices: notices, body, begin: { _ in }, end: { _ in })
     }
 
+    /// Runs `body`, one statement that commits on its own, outside a transaction. A pooled
+    /// connection found closed before it is sent (``PostgresConnection/checkStillOpen()``, no
+    /// round trip) is replaced by a fresh one, as ``withTransaction(_:timeout:notices:_:)``
+    /// does at `BEGIN`; one cut while it runs fails it (it may have committed).
+    func withStatement<R>(
+        timeout: Duration, notices: ([String]) -> Void = { _ in }, _ body: (PostgresConnection) throws -> R
+    ) throws -> R {
+        try withConnection(timeout: timeout, notices: notices, body, begin: { try $0.checkStillOpen() }, end: { _ in })
+    }
+
     /// Runs `body`, which only reads (one statement: its own snapshot), outside a transaction.
     /// A pooled connection found dead (cut by the server, an administrator or a failover) is
     /// replaced by a fresh one and `body` run again, as ``withTransaction(_:timeout:notices:_:)``
