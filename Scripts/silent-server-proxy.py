@@ -14,6 +14,9 @@ import threading
 import time
 
 silent = threading.Event()
+# Held while data is relayed: `silence` takes it, so once it is answered nothing more goes
+# through (a relay already past its check would otherwise deliver one more message).
+relaying = threading.Lock()
 
 
 def relay(client, upstream_address):
@@ -33,11 +36,14 @@ def relay(client, upstream_address):
                 time.sleep(0.01)
                 continue
             readable, _, _ = select.select(list(peers), [], [], 0.05)
-            for source in readable:
-                data = source.recv(65536)
-                if not data:
-                    return
-                peers[source].sendall(data)
+            with relaying:
+                if silent.is_set():
+                    continue
+                for source in readable:
+                    data = source.recv(65536)
+                    if not data:
+                        return
+                    peers[source].sendall(data)
     except OSError:
         pass
     finally:
@@ -63,7 +69,8 @@ def main():
     for line in sys.stdin:
         command = line.strip()
         if command == "silence":
-            silent.set()
+            with relaying:
+                silent.set()
         elif command == "speak":
             silent.clear()
         print(command, flush=True)

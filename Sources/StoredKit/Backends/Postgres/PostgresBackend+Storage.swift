@@ -51,7 +51,7 @@ extension PostgresBackend {
     /// The header row of ``PostgresSchema/selectAll`` or ``PostgresSchema/selectSince`` (the
     /// first; looked for, since UNION ALL promises no order), or zeros when there is none.
     private static func header(of rows: PostgresResult) -> (row: Int32?, revision: Int64, schemaVersion: Int, wholeDue: Bool?) {
-        guard let row = (0..<rows.rowCount).first(where: { rows.text($0, 0) == PostgresSchema.headerRow }) else {
+        guard let row = (0..<rows.rowCount).first(where: { rows.has($0, 0, PostgresSchema.headerRow) }) else {
             return (nil, 0, 0, nil)
         }
         return (row, rows.integer(row, 4) ?? 0, Int(rows.integer(row, 5) ?? 0), rows.text(row, 3).map { $0 == "t" })
@@ -61,7 +61,7 @@ extension PostgresBackend {
     private func apply(_ rows: PostgresResult, skipping header: Int32?, to result: inout BackendSnapshot, _ state: inout State) {
         for row in 0..<rows.rowCount where row != header {
             guard let key = rows.text(row, 1) else { continue }
-            guard rows.text(row, 0) != PostgresSchema.removedRow else {
+            guard !rows.has(row, 0, PostgresSchema.removedRow) else {
                 result.values[key] = nil
                 continue
             }
@@ -77,7 +77,9 @@ extension PostgresBackend {
         }
     }
 
-    /// Writes `changes` under a new revision of the namespace; returns that revision.
+    /// Writes `changes` under a new revision of the namespace (its bump queues the notification);
+    /// returns that revision, recorded as ``ownCommit`` so the listener does not take it for
+    /// someone else's.
     func write(_ changes: BackendChanges, _ connection: PostgresConnection) throws -> Int64 {
         // Every row's columns first: a value refused here leaves the transaction untouched.
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
@@ -89,6 +91,7 @@ extension PostgresBackend {
                 server: (try? PostgresAddress(url))?.description ?? location, code: "XX000",
                 message: "the namespace row returned no revision")
         }
+        ownCommit.store(revision, ordering: .releasing)
         let revisionText = String(revision)
         // Sorted, so two transactions writing the same keys lock their rows in the same order.
         for (key, row) in rows {
@@ -102,6 +105,62 @@ extension PostgresBackend {
             try connection.query(PostgresSchema.pruneTombstones, [namespace, String(tombstoneRetention)])
         }
         return revision
+    }
+
+    /// The one key a batch sets, when that is all it does (no removal, no schema version): it
+    /// commits alone, in one statement (``PostgresSchema/upsertAlone``).
+    static func aloneUpsert(_ changes: BackendChanges) -> (key: String, value: StoredValue)? {
+        guard changes.schemaVersion == nil, changes.values.count == 1, let (key, value) = changes.values.first,
+            let value
+        else { return nil }
+        return (key, value)
+    }
+
+    /// Commits one upsert in one statement that commits on its own. When others committed since
+    /// our last read (the revision jumped), their rows are read right after, in one statement:
+    /// that snapshot is at or after our commit, and becomes the cache as a whole (our row is in
+    /// it, or a later one's). Returns it then, nil otherwise, as ``commit(_:)`` does.
+    func commitAlone(key: String, value: StoredValue, _ state: inout State) throws -> BackendSnapshot? {
+        let (type, columns) = try PostgresValueColumns.columns(for: value, key: key)
+        let previous = state.revision
+        let server = try server(&state)
+        let revision = try withOwnCommit {
+            try server.withStatement(timeout: timeout, notices: relay) { connection -> Int64 in
+                // It commits, and notifies, before its answer arrives: the revision it will most
+                // likely get is marked first. Should another writer's commit take that revision,
+                // ours gets a later one, the read below catches theirs up, and our NOTIFY may
+                // signal the watcher once (a reload that finds nothing new).
+                ownCommit.store(previous + 1, ordering: .releasing)
+                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, key, type] + columns).first
+                guard let text = row?.first ?? nil, let revision = Int64(text) else {
+                    throw StoreError.postgres(
+                        server: server.address.description, code: "XX000", message: "the namespace row returned no revision")
+                }
+                ownCommit.store(revision, ordering: .releasing)
+                return revision
+            }
+        }
+        if revision % pruneEvery == 0 {
+            // Upkeep, not part of the write: a failure leaves it to a later commit.
+            _ = try? server.withStatement(timeout: timeout) { connection in
+                try connection.query(PostgresSchema.pruneTombstones, [namespace, String(tombstoneRetention)])
+            }
+        }
+        guard revision != previous + 1 else {
+            record(BackendChanges(values: [key: value]), revision: revision, &state)
+            return nil
+        }
+        do {
+            _ = try server.withReading(timeout: timeout, notices: relay) { connection in try refresh(&state, connection) }
+        } catch {
+            // Committed, but the others' rows are unread: read the namespace whole next time, and now.
+            state.cached = nil
+            state.revision = revision
+            seenRevision.store(revision, ordering: .releasing)
+            changed(.max)
+            return nil
+        }
+        return takeSnapshot(&state)
     }
 
     /// Folds a committed batch into the cached snapshot.

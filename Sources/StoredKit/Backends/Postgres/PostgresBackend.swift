@@ -34,11 +34,17 @@ public final class PostgresBackend: Backend {
         var revision: Int64 = 0
         var pendingEvents: [StoreEvent] = []
         var subscription: UInt64?
+        /// The listener's ``PostgresListener/liveEpoch`` when `subscription` was made by a read,
+        /// until ``startWatching(_:)`` relies on it once.
+        var subscribedBeforeRead: UInt64?
     }
 
     /// The newest revision this backend has read or written: the listener compares against it
     /// without taking `state`, so a backend busy committing never holds up other namespaces.
     let seenRevision = Atomic<Int64>(0)
+    /// The revision of this backend's commit in flight: its `NOTIFY` can reach the listener
+    /// before the commit returns and `seenRevision` records it, and must not read as news.
+    let ownCommit = Atomic<Int64>(0)
 
     /// The engine's handlers, apart from `state` for the same reason: the listener thread calls them.
     private let handlers = Mutex<Handlers>(Handlers())
@@ -46,6 +52,10 @@ public final class PostgresBackend: Backend {
     private struct Handlers {
         var onChange: (@Sendable () -> Void)?
         var onSignal: (@Sendable (BackendSignal) -> Void)?
+        /// The newest revision heard while nobody watched yet (subscribed by a read, not watching
+        /// yet; `Int64.max`: anything may have changed). Heard during the read, it may be one
+        /// the read saw: only one above the read's tells the watcher.
+        var missed: Int64 = 0
     }
 
     /// Creates a backend; see ``Backend/postgres(url:namespace:timeout:)``. Nothing connects until the first ``load()``.
@@ -103,8 +113,10 @@ public final class PostgresBackend: Backend {
     /// ```
     public func load() throws -> BackendSnapshot {
         try state.withLock { state in
+            let server = try server(&state)
+            subscribeBeforeReading(&state, server)
             // One statement, so one snapshot of the server without a transaction around it.
-            try server(&state).withReading(timeout: timeout, notices: relay) { connection in
+            try server.withReading(timeout: timeout, notices: relay) { connection in
                 _ = try refresh(&state, connection)
             }
             return takeSnapshot(&state)
@@ -112,8 +124,8 @@ public final class PostgresBackend: Backend {
     }
 
     /// Commits the batch in one transaction that bumps the namespace's revision (`UPDATE …
-    /// RETURNING`, which also orders it after every other writer), upserts and removes the keys,
-    /// and sends one `NOTIFY`. Returns the fresh snapshot when others committed since our last read.
+    /// RETURNING`, which also orders it after every other writer, and queues the one `NOTIFY`),
+    /// then upserts and removes the keys. Returns the fresh snapshot when others committed since our last read.
     ///
     /// ```swift
     /// try backend.commit(BackendChanges(values: ["volume": .double(0.8), "old": nil]))  //=> nil
@@ -122,15 +134,19 @@ public final class PostgresBackend: Backend {
         guard !changes.isEmpty else { return nil }
         try validate(changes)
         return try state.withLock { state -> BackendSnapshot? in
+            if let alone = Self.aloneUpsert(changes), state.cached != nil {
+                return try commitAlone(key: alone.key, value: alone.value, &state)
+            }
             let previous = state.revision
-            let (revision, fresh) = try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
-                let revision = try write(changes, connection)
-                // The row lock holds every other writer back, so this reads a consistent state;
-                // it becomes the cache only once committed.
-                let external = state.cached != nil && revision != previous + 1
-                let fresh = external ? try read(since: previous, into: state.cached, &state, connection).snapshot : nil
-                try connection.query(PostgresSchema.notify, ["\(revision) \(namespace)"])
-                return (revision, fresh)
+            let (revision, fresh) = try withOwnCommit {
+                try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
+                    let revision = try write(changes, connection)
+                    // The row lock holds every other writer back, so this reads a consistent state;
+                    // it becomes the cache only once committed.
+                    let external = state.cached != nil && revision != previous + 1
+                    let fresh = external ? try read(since: previous, into: state.cached, &state, connection).snapshot : nil
+                    return (revision, fresh)
+                }
             }
             if let fresh { state.cached = fresh }
             record(changes, revision: revision, &state)
@@ -152,8 +168,10 @@ public final class PostgresBackend: Backend {
         var result: R?
         try state.withLock { state in
             do {
-                let committed = try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
-                    try exclusive(body, &state, connection)
+                let committed = try withOwnCommit {
+                    try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
+                        try exclusive(body, &state, connection)
+                    }
                 }
                 if let revision = committed.revision { record(committed.changes, revision: revision, &state) }
                 result = committed.value
@@ -176,15 +194,27 @@ public final class PostgresBackend: Backend {
     /// try backend.startWatching { print("someone else wrote") }
     /// ```
     public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
-        state.withLock { unsubscribe(&$0) }
-        let listener = try state.withLock { state in
+        let (listener, heardSinceRead) = try state.withLock { state in
             let listener = try server(&state).listener
-            handlers.withLock { $0.onChange = onChange }
+            defer { state.subscribedBeforeRead = nil }
+            if state.subscription != nil, let epoch = state.subscribedBeforeRead, listener.liveEpoch == epoch {
+                return (listener, true)
+            }
+            unsubscribe(&state)
             state.subscription = listener.subscribe(namespace) { [weak self] signal in
                 self?.heard(signal)
             }
-            return listener
+            return (listener, false)
         }
+        let missed = handlers.withLock { handlers in
+            handlers.onChange = onChange
+            defer { handlers.missed = 0 }
+            return handlers.missed
+        }
+        if missed > seenRevision.load(ordering: .acquiring) { onChange() }
+        // Subscribed before the last read on a listener LISTENing since: every commit that read
+        // did not see was heard (and is in `missed`), so there is nothing to look at.
+        if heardSinceRead { return }
         try listener.waitUntilLive()
         // Commits between the last load and the LISTEN were announced to nobody: look once.
         let current = try state.withLock { state in
@@ -241,8 +271,20 @@ public final class PostgresBackend: Backend {
         guard !changes.isEmpty else { return (value, changes, nil) }
         try validate(changes)
         let revision = try write(changes, connection)
-        try connection.query(PostgresSchema.notify, ["\(revision) \(namespace)"])
         return (value, changes, revision)
+    }
+
+    /// Runs a write transaction (`body`); when it fails, the revision it bumped may be committed
+    /// after all (a lost `COMMIT` reply) or given to another writer, whose notification must not
+    /// be taken for ours: the mark is dropped and the store looks once.
+    func withOwnCommit<R>(_ body: () throws -> R) throws -> R {
+        ownCommit.store(0, ordering: .releasing)
+        do {
+            return try body()
+        } catch {
+            if ownCommit.exchange(0, ordering: .acquiringAndReleasing) != 0 { changed(.max) }
+            throw error
+        }
     }
 
     private func unsubscribe(_ state: inout State) {
@@ -250,19 +292,46 @@ public final class PostgresBackend: Backend {
             listener.unsubscribe(namespace, subscription)
         }
         state.subscription = nil
+        state.subscribedBeforeRead = nil
         handlers.withLock { $0.onChange = nil }
+    }
+
+    /// When the process's listener is LISTENing already (another store of the server is open),
+    /// subscribes before the first read: every commit that read does not see is then heard, so
+    /// ``startWatching(_:)`` needs no look at the namespace of its own, a round trip of every
+    /// warm open. On a cold process it waits for ``startWatching(_:)`` and looks, as before.
+    private func subscribeBeforeReading(_ state: inout State, _ server: PostgresServer) {
+        guard state.subscription == nil, let listener = server.startedListener, let epoch = listener.liveEpoch else {
+            return
+        }
+        state.subscription = listener.subscribe(namespace) { [weak self] signal in
+            self?.heard(signal)
+        }
+        state.subscribedBeforeRead = epoch
+    }
+
+    /// Calls the watcher about `revision` (`Int64.max`: anything may have changed), or keeps it
+    /// for ``startWatching(_:)`` when none is set yet.
+    func changed(_ revision: Int64) {
+        let onChange = handlers.withLock { handlers in
+            if handlers.onChange == nil { handlers.missed = max(handlers.missed, revision) }
+            return handlers.onChange
+        }
+        onChange?()
     }
 
     /// What the listener tells this namespace. Called on its thread: the handlers only schedule work.
     private func heard(_ signal: PostgresListener.Signal) {
-        let (onChange, onSignal) = handlers.withLock { ($0.onChange, $0.onSignal) }
+        let onSignal = handlers.withLock { $0.onSignal }
         let server = { (try? PostgresAddress(self.url))?.description ?? self.location }
         switch signal {
         case .committed(let revision):
-            if revision > seenRevision.load(ordering: .acquiring) { onChange?() }
+            if revision > seenRevision.load(ordering: .acquiring), revision != ownCommit.load(ordering: .acquiring) {
+                changed(revision)
+            }
         case .live(let afterOutage):
             // NOTIFY is lost while disconnected: anything may have changed.
-            onChange?()
+            changed(.max)
             if afterOutage {
                 onSignal?(.event(.connectionRestored(server: server())))
                 onSignal?(.retryPending)
@@ -273,7 +342,7 @@ public final class PostgresBackend: Backend {
     }
 
     /// Passes what the server said while running this namespace's commands to the store's events.
-    private func relay(_ notices: [String]) {
+    func relay(_ notices: [String]) {
         guard let onSignal = handlers.withLock({ $0.onSignal }) else { return }
         let server = (try? PostgresAddress(url))?.description ?? location
         for notice in notices { onSignal(.event(.serverNotice(server: server, message: notice))) }
@@ -295,7 +364,7 @@ public final class PostgresBackend: Backend {
         return server
     }
 
-    private func takeSnapshot(_ state: inout State) -> BackendSnapshot {
+    func takeSnapshot(_ state: inout State) -> BackendSnapshot {
         var snapshot = state.cached ?? BackendSnapshot()
         snapshot.events = state.pendingEvents
         state.pendingEvents = []

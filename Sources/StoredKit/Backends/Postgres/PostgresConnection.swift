@@ -136,6 +136,18 @@ final class PostgresConnection: @unchecked Sendable {
         return rows
     }
 
+    /// Finds, without a round trip, a connection the server closed while it sat idle (an
+    /// administrator's kill, a restart): its socket is readable, and reading it tells libpq.
+    /// Throws then, as a command on it would, so the pool replaces it before anything is sent.
+    func checkStillOpen() throws {
+        // The server's last words come first, its end of the stream after: libpq learns of the
+        // close only when a read returns nothing, so read while something is there (a few times).
+        for _ in 0..<4 where isAlive && SocketWait.waitUntilReadable(socket: PQsocket(handle), timeoutMilliseconds: 0) {
+            guard PQconsumeInput(handle) == 1 else { break }
+        }
+        guard isAlive else { throw StoreError.postgres(server: address.description, code: "08006", message: failureReason) }
+    }
+
     /// Rolls back a failed transaction so the connection can be used again; never throws.
     func rollback() {
         guard isAlive, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }

@@ -44,6 +44,8 @@ final class PostgresListener: Sendable {
         var nextID: UInt64 = 0
         var stopped = false
         var live = false
+        /// How many times it went live: see ``liveEpoch``.
+        var epoch: UInt64 = 0
         var lastError: StoreError?
         /// Lost after having been live, and not told back yet.
         var inOutage = false
@@ -75,6 +77,17 @@ final class PostgresListener: Sendable {
             state.handlers[namespace]?[id] = nil
             if state.handlers[namespace]?.isEmpty == true { state.handlers[namespace] = nil }
         }
+    }
+
+    /// How many times the listener went live, while it is LISTENing (nil while not): the same
+    /// number at two moments means it stayed connected in between, as far as it knows (a cut it
+    /// learns of later is followed by ``Signal/live(afterOutage:)`` once it is back).
+    ///
+    /// ```swift
+    /// listener.liveEpoch  //=> 1
+    /// ```
+    var liveEpoch: UInt64? {
+        state.withLock { $0.live ? $0.epoch : nil }
     }
 
     /// Waits until the listener is LISTENing (at most `timeout`); throws why it is not.
@@ -165,6 +178,7 @@ final class PostgresListener: Sendable {
         outage.end()
         let (handlers, afterOutage) = state.withLock { state in
             state.live = true
+            state.epoch += 1
             state.lastError = nil
             state.recheck = nil
             defer { state.inOutage = false }

@@ -27,8 +27,23 @@ struct PostgresResult {
     /// result.text(0, 1)  //=> "int"
     /// ```
     func text(_ row: Int32, _ column: Int32) -> String? {
+        bytes(row, column).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether the field is `expected`, compared in place (no String made): for the row kinds
+    /// of a read, asked of every row.
+    ///
+    /// ```swift
+    /// result.has(0, 0, "removed")  //=> false
+    /// ```
+    func has(_ row: Int32, _ column: Int32, _ expected: String) -> Bool {
+        bytes(row, column)?.elementsEqual(expected.utf8) ?? false
+    }
+
+    /// The field's bytes in place (its length from libpq, so no `strlen`), nil for NULL.
+    private func bytes(_ row: Int32, _ column: Int32) -> UnsafeRawBufferPointer? {
         guard column < columnCount, PQgetisnull(handle, row, column) == 0 else { return nil }
-        return String(cString: PQgetvalue(handle, row, column))
+        return UnsafeRawBufferPointer(start: PQgetvalue(handle, row, column), count: Int(PQgetlength(handle, row, column)))
     }
 
     /// The field as an integer, parsed from its text without making a String; nil for NULL or not a number.
@@ -37,11 +52,7 @@ struct PostgresResult {
     /// result.integer(0, 4)  //=> 42
     /// ```
     func integer(_ row: Int32, _ column: Int32) -> Int64? {
-        guard column < columnCount, PQgetisnull(handle, row, column) == 0 else { return nil }
-        let length = Int(PQgetlength(handle, row, column))
-        return PQgetvalue(handle, row, column).withMemoryRebound(to: UInt8.self, capacity: length) { start in
-            Int64(decimal: UnsafeBufferPointer(start: start, count: length))
-        }
+        bytes(row, column).flatMap(Int64.init(decimal:))
     }
 }
 
@@ -56,7 +67,7 @@ extension PostgresResult {
 extension Int64 {
     /// The number PostgreSQL's text output of a `bigint` spells (`-?[0-9]+`), exactly as
     /// `Int64(String)` reads it: nil for anything else or out of range.
-    fileprivate init?(decimal digits: UnsafeBufferPointer<UInt8>) {
+    fileprivate init?(decimal digits: UnsafeRawBufferPointer) {
         guard !digits.isEmpty else { return nil }
         let negative = digits[0] == UInt8(ascii: "-")
         let start = negative || digits[0] == UInt8(ascii: "+") ? 1 : 0

@@ -155,14 +155,43 @@ enum PostgresSchema {
 
     /// `$1` namespace, `$2` new schema version or NULL: the next revision, taking the row lock, so
     /// a second writer waits for the first and revision order is commit order. It also marks the
-    /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips.
+    /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips, and
+    /// queues the transaction's one notification, `<revision> <namespace>` on ``channel``: the
+    /// server sends it at commit only, so it costs no round trip of its own.
     static let bumpRevision = """
         INSERT INTO storedkit_namespaces AS n (namespace, revision, schema_version) VALUES ($1, 1, coalesce($2::bigint, 0))
             ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1, schema_version = coalesce($2::bigint, n.schema_version)
-            RETURNING revision, set_config('storedkit.writer', 'on', true)
+            RETURNING revision, set_config('storedkit.writer', 'on', true), pg_notify('\(channel)', revision::text || ' ' || $1)
         """
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
+
+    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns: a write of one key
+    /// (the common flush) as one statement that commits on its own, one round trip instead of
+    /// four (`BEGIN`, ``bumpRevision``, ``upsert``, `COMMIT`). The bump runs first (the upsert
+    /// reads its revision), so the row lock orders it after every other writer as before, marks
+    /// the transaction as the store's own and queues the notification. Returns the revision.
+    static let upsertAlone = """
+        WITH bumped AS (
+            INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES ($1, 1)
+                ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
+                RETURNING revision, set_config('storedkit.writer', 'on', true), pg_notify('\(channel)', revision::text || ' ' || $1)
+        ), written AS (
+            INSERT INTO storedkit_preferences (namespace, key, type, \(valueColumns), updated_at, revision)
+                SELECT $1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
+                    to_timestamp($10::double precision), $11::json, now(), revision FROM bumped
+                ON CONFLICT (namespace, key) DO UPDATE SET \(upsertAssignments)
+        )
+        SELECT revision FROM bumped
+        """
+
+    /// The columns an upsert replaces when the row exists.
+    private static let upsertAssignments = """
+        type = excluded.type, bool_value = excluded.bool_value,
+                int_value = excluded.int_value, uint_value = excluded.uint_value, double_value = excluded.double_value,
+                string_value = excluded.string_value, data_value = excluded.data_value, date_value = excluded.date_value,
+                json = excluded.json, updated_at = excluded.updated_at, revision = excluded.revision
+        """
 
     /// The first row of ``selectAll`` and ``selectSince`` (none when the namespace was never
     /// written), in their columns: `bool_value` whether a whole read is due (``selectSince``
@@ -209,10 +238,7 @@ enum PostgresSchema {
         INSERT INTO storedkit_preferences (namespace, key, type, \(valueColumns), updated_at, revision)
             VALUES ($1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
                 to_timestamp($10::double precision), $11::json, now(), $12::bigint)
-            ON CONFLICT (namespace, key) DO UPDATE SET type = excluded.type, bool_value = excluded.bool_value,
-                int_value = excluded.int_value, uint_value = excluded.uint_value, double_value = excluded.double_value,
-                string_value = excluded.string_value, data_value = excluded.data_value, date_value = excluded.date_value,
-                json = excluded.json, updated_at = excluded.updated_at, revision = excluded.revision
+            ON CONFLICT (namespace, key) DO UPDATE SET \(upsertAssignments)
         """
 
     /// `$1` namespace, `$2` key, `$3` revision: deletes the row and records its tombstone.
@@ -231,7 +257,4 @@ enum PostgresSchema {
         UPDATE storedkit_namespaces SET pruned_revision = greatest(pruned_revision, (SELECT max(revision) FROM gone))
             WHERE namespace = $1 AND EXISTS (SELECT 1 FROM gone)
         """
-
-    /// `$1` payload: one notification per write transaction, sent at commit.
-    static let notify = "SELECT pg_notify('\(channel)', $1)"
 }

@@ -57,6 +57,11 @@ final class PostgresServer: Sendable {
         }
     }
 
+    /// The listener connection's thread if one was started, without starting one.
+    var startedListener: PostgresListener? {
+        listenerState.withLock { $0 }
+    }
+
     /// Connections open now (idle ones; checked-out ones are not counted), for tests.
     var idleConnectionCount: Int { idle.withLock { $0.count } }
 
@@ -83,6 +88,16 @@ final class PostgresServer: Sendable {
         timeout: Duration, notices: ([String]) -> Void = { _ in }, _ body: (PostgresConnection) throws -> R
     ) throws -> R {
         try withConnection(timeout: timeout, notices: notices, body, begin: { _ in }, end: { _ in })
+    }
+
+    /// Runs `body`, one statement that commits on its own, outside a transaction. A pooled
+    /// connection found closed before it is sent (``PostgresConnection/checkStillOpen()``, no
+    /// round trip) is replaced by a fresh one, as ``withTransaction(_:timeout:notices:_:)``
+    /// does at `BEGIN`; one cut while it runs fails it (it may have committed).
+    func withStatement<R>(
+        timeout: Duration, notices: ([String]) -> Void = { _ in }, _ body: (PostgresConnection) throws -> R
+    ) throws -> R {
+        try withConnection(timeout: timeout, notices: notices, body, begin: { try $0.checkStillOpen() }, end: { _ in })
     }
 
     /// Runs `body`, which only reads (one statement: its own snapshot), outside a transaction.

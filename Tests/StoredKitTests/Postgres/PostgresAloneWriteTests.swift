@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import StoredKit
+
+/// A batch that sets one key commits in one statement (``PostgresSchema/upsertAlone``) instead
+/// of a four-round-trip transaction: the same rows, one revision and one notification per
+/// write, the hand-edit triggers skipped, and another writer's commits still caught up.
+@Suite(
+    "PostgreSQL one-key writes",
+    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct PostgresAloneWriteTests {
+    @Test func aOneKeyWriteIsOneRevisionOneNotificationAndTheStoresRow() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("alone")
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        _ = try backend.load()
+        let listening = try PostgresConnection(address: PostgresAddress(url))
+        try listening.run("LISTEN \(PostgresSchema.channel)")
+
+        #expect(try backend.commit(BackendChanges(values: ["a": .int(1)])) == nil)
+        #expect(try backend.commit(BackendChanges(values: ["a": .string("two")])) == nil)
+        #expect(try backend.commit(BackendChanges(values: ["b": .double(0.5)])) == nil)
+
+        let rows = try listening.query(
+            "SELECT key, type, int_value, string_value, double_value, revision FROM storedkit_preferences WHERE namespace = $1 ORDER BY key",
+            [namespace])
+        #expect(rows == [["a", "string", nil, "two", nil, "2"], ["b", "double", nil, nil, "0.5", "3"]])
+        let revision = try listening.query(PostgresSchema.selectNamespace, [namespace]).first?.first ?? nil
+        #expect(revision == "3", "one revision per write: the hand-edit triggers added none")
+        var notifications: [String] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while notifications.count < 3, ContinuousClock.now < deadline {
+            _ = listening.consumeInput()
+            notifications += listening.takeNotifications().map(\.payload).filter { $0.hasSuffix(" " + namespace) }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(notifications == ["1 \(namespace)", "2 \(namespace)", "3 \(namespace)"])
+        #expect(
+            try PostgresBackend.postgres(url: url, namespace: namespace).load().values == [
+                "a": .string("two"), "b": .double(0.5),
+            ])
+    }
+
+    @Test func aOneKeyWriteAfterAnotherWritersReturnsTheirChangesToo() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("alone-behind")
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        let other = PostgresBackend.postgres(url: url, namespace: namespace)
+        _ = try backend.load()
+        _ = try other.load()
+        _ = try backend.commit(BackendChanges(values: ["mine": .int(1)]))
+        _ = try other.commit(BackendChanges(values: ["theirs": .int(1), "gone": .int(0)]))
+        _ = try other.commit(BackendChanges(values: ["gone": nil]))
+
+        let fresh = try backend.commit(BackendChanges(values: ["mine": .int(2)]))
+        #expect(fresh?.values == ["mine": .int(2), "theirs": .int(1)])
+        #expect(try backend.load().values == ["mine": .int(2), "theirs": .int(1)])
+        #expect(try other.load().values == ["mine": .int(2), "theirs": .int(1)])
+    }
+}
