@@ -35,7 +35,8 @@ let package = Package(
             dependencies: ["StoredKit", "CBenchmarkCounters", "CStoredPostgres", "StoredKitTestSupport"],
             path: "Benchmarks/StoredBenchmarks"
         ),
-        // What the tests, the torture tool and the benchmark share: seeded randomness, fixtures.
+        // What the tests, the torture tool, the benchmark and the fuzz targets share: seeded randomness, fixtures,
+        // generated values, temporary directories.
         .target(name: "StoredKitTestSupport", dependencies: ["StoredKit"], path: "Tests/StoredKitTestSupport"),
         .testTarget(
             name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance", "StoredKitTestSupport"],
@@ -49,7 +50,8 @@ let package = Package(
         .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper", "stored-torture"]),
         // Every code example of the DocC articles (Sources/*/*.docc), compiled and run by `make test`.
         .testTarget(
-            name: "DocumentationExamplesTests", dependencies: ["StoredKit", "StoredKitConformance", "TabKit", "stored"]
+            name: "DocumentationExamplesTests",
+            dependencies: ["StoredKit", "StoredKitConformance", "StoredKitTestSupport", "TabKit", "stored"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 
 /// The built `stored` executable, run in a fresh directory as the article's shell session runs it.
 struct StoredTool {
@@ -8,10 +9,10 @@ struct StoredTool {
         let stderr: String
     }
 
-    let directory: ExampleDirectory
+    let directory: TemporaryDirectory
 
     init() throws {
-        directory = try ExampleDirectory()
+        directory = try TemporaryDirectory()
     }
 
     /// Runs `stored` with `arguments` in the example directory (also its `XDG_CONFIG_HOME`).
