@@ -47,7 +47,8 @@ let package = Package(
         .testTarget(name: "StoredCLITests", dependencies: ["stored"]),
         .executableTarget(
             name: "stored-torture", dependencies: ["StoredKit", "StoredKitTestSupport"], path: "Tests/StoredTorture"),
-        .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper", "stored-torture"]),
+        .testTarget(
+            name: "ReliabilityTests", dependencies: ["StoredKit", "StoredKitTestSupport", "stored-test-helper", "stored-torture"]),
         // Every code example of the DocC articles (Sources/*/*.docc), compiled and run by `make test`.
         .testTarget(
             name: "DocumentationExamplesTests",
