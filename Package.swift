@@ -36,15 +36,15 @@ let package = Package(
             path: "Benchmarks/StoredBenchmarks"
         ),
         // What the tests, the torture tool, the benchmark and the fuzz targets share: seeded randomness, fixtures,
-        // generated values, temporary directories.
+        // generated values, temporary directories, the built executables, a throwaway PostgreSQL server.
         .target(name: "StoredKitTestSupport", dependencies: ["StoredKit"], path: "Tests/StoredKitTestSupport"),
         .testTarget(
             name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance", "StoredKitTestSupport"],
             exclude: ["ForeignFiles"]  // read from the source tree by ForeignFileTests
         ),
-        .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
+        .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "StoredKitTestSupport", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
-        .testTarget(name: "StoredCLITests", dependencies: ["stored"]),
+        .testTarget(name: "StoredCLITests", dependencies: ["StoredKitTestSupport", "stored"]),
         .executableTarget(
             name: "stored-torture", dependencies: ["StoredKit", "StoredKitTestSupport"], path: "Tests/StoredTorture"),
         .testTarget(

@@ -1,12 +1,13 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 @Suite("Processes racing to migrate one store file", .serialized)
 struct MigrationRaceTests {
     @Test(arguments: storeFileNames)
     func twoProcessesOpeningAtOnceRunTheMigrationOnce(fileName: String) async throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let path = folder.file(fileName).path
         // Existing data from before the upgrade, so neither helper's first read waits on creating the file.
         let before = try PreferenceStore(fileAt: URL(fileURLWithPath: path), durability: .immediate)

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 /// Several processes on one namespace of the test server (`make test` starts it): one over the
@@ -55,7 +56,7 @@ struct PostgresMultiProcessTests {
     @Test func fourProcessesOpeningANamespaceAtOnceRunItsMigrationOnce() async throws {
         let (tcp, socket) = try PostgresURLs.require()
         let namespace = "migrate-\(UUID().uuidString)"
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let helpers = try (0..<4).map { index in
             try HelperProcess(
                 ["migrate", index.isMultiple(of: 2) ? tcp : socket, folder.url.path], environment: ["STORED_NAMESPACE": namespace]

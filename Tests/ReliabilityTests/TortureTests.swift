@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 /// Each `stored-torture` scenario at a small count: the binary exits non-zero on any loss,
@@ -63,9 +64,12 @@ struct TortureRun {
     let lines: [String]
     let status: Int32
 
+    /// The binary, built by `swift test` next to the test bundle.
+    static func executable() throws -> URL { try BuiltExecutable.url(named: "stored-torture") }
+
     init(_ arguments: [String]) throws {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = try Self.executable()
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -90,19 +94,5 @@ struct TortureRun {
                 #expect(!nonZero, "\(figure) in: \(line)", sourceLocation: sourceLocation)
             }
         }
-    }
-
-    /// The binary, built by `swift test` next to the test bundle.
-    static var executable: URL {
-        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
-        for candidate in candidates.compactMap({ $0 }) {
-            var directory = candidate.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let binary = directory.appending(path: "stored-torture")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return URL(fileURLWithPath: ".build/debug/stored-torture")
     }
 }

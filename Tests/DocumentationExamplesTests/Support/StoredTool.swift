@@ -45,17 +45,5 @@ struct StoredTool {
     }
 
     /// `stored` is built into the same directory as the test bundle.
-    static func binary() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appending(path: "stored")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        throw MissingTool()
-    }
-
-    struct MissingTool: Error, CustomStringConvertible {
-        var description: String { "the 'stored' executable was not found next to the tests: run `swift build --build-tests`" }
-    }
+    static func binary() throws -> URL { try BuiltExecutable.url(named: "stored") }
 }
