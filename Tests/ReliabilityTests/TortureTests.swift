@@ -68,17 +68,10 @@ struct TortureRun {
     static func executable() throws -> URL { try BuiltExecutable.url(named: "stored-torture") }
 
     init(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        status = process.terminationStatus
+        let (status, output) = try ExternalCommand.run(try Self.executable().path, arguments)
+        self.status = status
         // Figure lines only: the seed lines say how to replay a run.
-        lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.contains("seed") }
+        lines = output.split(separator: "\n").map(String.init).filter { !$0.contains("seed") }
     }
 
     /// Exit status 0, no line marked FAILED, and every "N lost/corrupt/crashes/..." figure zero.

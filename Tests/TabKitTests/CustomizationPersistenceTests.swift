@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import TabKit
 import Testing
 
@@ -67,14 +68,6 @@ struct CustomizationPersistenceTests {
 
     /// Runs the built `stored-demo` binary and returns its exit status and standard output.
     func runDemo(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try DemoTerminal.demoExecutable()
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try ExternalCommand.run(try DemoTerminal.demoExecutable().path, arguments)
     }
 }
