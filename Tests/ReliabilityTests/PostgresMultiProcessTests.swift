@@ -62,16 +62,7 @@ struct PostgresMultiProcessTests {
                 ["migrate", index.isMultiple(of: 2) ? tcp : socket, folder.url.path], environment: ["STORED_NAMESPACE": namespace]
             )
         }
-        for helper in helpers {
-            #expect(await helper.waitForLine { $0 == "ready" })
-        }
-        try Data().write(to: folder.file("go"))
-        for helper in helpers {
-            #expect(await helper.exitStatus() == 0)
-            #expect(helper.lines == ["ready", "schemaVersion=1"])
-        }
-        let marker = try String(contentsOf: folder.file("marker"), encoding: .utf8)
-        #expect(marker.split(separator: "\n").count == 1)
+        try await expectOneMigration(by: helpers, in: folder)
         let store = try PreferenceStore(.postgres(url: tcp, namespace: namespace))
         #expect(store.schemaVersion == 1)
         #expect(store.value(forKey: "migrated", as: String.self) == "done")
