@@ -51,7 +51,7 @@ docs-check: docs docs-deps
 
 ## Check formatting.
 lint:
-	$(SWIFT) format lint -r Sources Tests Benchmarks Fuzz/Targets
+	$(SWIFT) format lint -r Sources Tests Benchmarks Fuzz/Targets Fuzz/Support
 
 ## Debian packages the build needs: SQLite's and libpq's headers (found through pkg-config), and a
 ## PostgreSQL server that the tests start and stop themselves.

@@ -35,21 +35,24 @@ let package = Package(
             dependencies: ["StoredKit", "CBenchmarkCounters", "CStoredPostgres", "StoredKitTestSupport"],
             path: "Benchmarks/StoredBenchmarks"
         ),
-        // What the tests, the torture tool and the benchmark share: seeded randomness, fixtures.
+        // What the tests, the torture tool, the benchmark and the fuzz targets share: seeded randomness, fixtures,
+        // generated values, temporary directories, the built executables, a throwaway PostgreSQL server.
         .target(name: "StoredKitTestSupport", dependencies: ["StoredKit"], path: "Tests/StoredKitTestSupport"),
         .testTarget(
             name: "StoredKitTests", dependencies: ["StoredKit", "StoredKitConformance", "StoredKitTestSupport"],
             exclude: ["ForeignFiles"]  // read from the source tree by ForeignFileTests
         ),
-        .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "stored-demo"]),
+        .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "StoredKitTestSupport", "stored-demo"]),
         .executableTarget(name: "stored-test-helper", dependencies: ["StoredKit"], path: "Tests/StoredTestHelper"),
-        .testTarget(name: "StoredCLITests", dependencies: ["stored"]),
+        .testTarget(name: "StoredCLITests", dependencies: ["StoredKitTestSupport", "stored"]),
         .executableTarget(
             name: "stored-torture", dependencies: ["StoredKit", "StoredKitTestSupport"], path: "Tests/StoredTorture"),
-        .testTarget(name: "ReliabilityTests", dependencies: ["StoredKit", "stored-test-helper", "stored-torture"]),
+        .testTarget(
+            name: "ReliabilityTests", dependencies: ["StoredKit", "StoredKitTestSupport", "stored-test-helper", "stored-torture"]),
         // Every code example of the DocC articles (Sources/*/*.docc), compiled and run by `make test`.
         .testTarget(
-            name: "DocumentationExamplesTests", dependencies: ["StoredKit", "StoredKitConformance", "TabKit", "stored"]
+            name: "DocumentationExamplesTests",
+            dependencies: ["StoredKit", "StoredKitConformance", "StoredKitTestSupport", "TabKit", "stored"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs StoredKit's libFuzzer targets.
 #
-#   Fuzz/fuzz.sh build                 compile StoredKit once (coverage + AddressSanitizer,
-#                                      -enable-testing) and link each target against it
+#   Fuzz/fuzz.sh build                 compile StoredKit and Tests/StoredKitTestSupport once (coverage +
+#                                      AddressSanitizer, -enable-testing) and link each target against them
 #   Fuzz/fuzz.sh run TARGET SECONDS    fuzz one target from its committed seeds (Fuzz/corpus/TARGET)
 #                                      into Fuzz/out/corpus/TARGET; crashes go to Fuzz/out/crashes/TARGET
 #   Fuzz/fuzz.sh all SECONDS           build, then run every target; exits non-zero on any crash
@@ -48,10 +48,16 @@ build() {
     # shellcheck disable=SC2086
     "$SWIFTC" "${FLAGS[@]}" -module-name StoredKit -enable-testing -emit-library -static -emit-module \
         -emit-module-path "$OUT/StoredKit.swiftmodule" $sources -o "$OUT/libStoredKit.a" 2>&1 | quiet_linker
+    # The tests' shared fixtures and generators (the encoder target fuzzes with the tests' generator).
+    # shellcheck disable=SC2046
+    "$SWIFTC" "${FLAGS[@]}" -module-name StoredKitTestSupport -I "$OUT" -emit-library -static -emit-module \
+        -emit-module-path "$OUT/StoredKitTestSupport.swiftmodule" $(find Tests/StoredKitTestSupport -name '*.swift' | sort) \
+        -o "$OUT/libStoredKitTestSupport.a" 2>&1 | quiet_linker
     for target in "${TARGETS[@]}"; do
+        # Every target gets the shared driver in Fuzz/Support (reading the input, the round-trip check).
         # shellcheck disable=SC2046
-        "$SWIFTC" "${FLAGS[@]}" -module-name FuzzTarget -I "$OUT" $(source_of "$target") \
-            "$OUT/libStoredKit.a" -lsqlite3 -lpq -o "$OUT/fuzz-$target" 2>&1 | quiet_linker
+        "$SWIFTC" "${FLAGS[@]}" -module-name FuzzTarget -I "$OUT" $(source_of "$target") $(find Fuzz/Support -name '*.swift' | sort) \
+            "$OUT/libStoredKitTestSupport.a" "$OUT/libStoredKit.a" -lsqlite3 -lpq -o "$OUT/fuzz-$target" 2>&1 | quiet_linker
     done
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 
 /// The PostgreSQL server of the PostgreSQL scenarios: `STOREDKIT_POSTGRES_URL` when set, else a
 /// throwaway one this run starts (Scripts/postgres-test-server.sh: durable settings, fsync on)
@@ -12,10 +13,8 @@ final class BenchPostgresServer: @unchecked Sendable {
     let url: String
     /// Where it came from, for the report.
     let origin: String
-    private let directory: String?
-
-    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appending(path: "Scripts/postgres-test-server.sh").path
+    /// The server this run started; nil for the one of `STOREDKIT_POSTGRES_URL`.
+    private let own: ThrowawayPostgresServer?
 
     /// Touched only by the scenarios, which run one at a time on the main thread.
     nonisolated(unsafe) private static var started: Result<BenchPostgresServer, BenchmarkError>?
@@ -41,43 +40,21 @@ final class BenchPostgresServer: @unchecked Sendable {
         if let given = ProcessInfo.processInfo.environment["STOREDKIT_POSTGRES_URL"] {
             url = given
             origin = "the server of STOREDKIT_POSTGRES_URL"
-            directory = nil
+            own = nil
             return
         }
-        let directory = FileManager.default.temporaryDirectory.appending(path: "stored-bench-pg-\(UUID().uuidString)").path
-        let output = try Self.run("start", directory)
-        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("STOREDKIT_POSTGRES_URL=") }) else {
-            throw BenchmarkError.unexpected("the throwaway PostgreSQL server did not start: \(output)")
+        let own: ThrowawayPostgresServer
+        do {
+            own = try ThrowawayPostgresServer(label: "stored-bench-pg")
+        } catch {
+            throw BenchmarkError.unexpected("\(error) (make deps installs postgresql; or set STOREDKIT_POSTGRES_URL)")
         }
-        url = String(line.dropFirst("STOREDKIT_POSTGRES_URL=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+        url = own.url
         origin = "started a throwaway server for this run at \(url) (durable: fsync and synchronous_commit on)"
-        self.directory = directory
+        self.own = own
     }
 
     private func stop() {
-        if let directory { _ = try? Self.run("stop", directory) }
-    }
-
-    private static func run(_ command: String, _ directory: String) throws -> String {
-        guard FileManager.default.fileExists(atPath: script) else {
-            throw BenchmarkError.unexpected(
-                "no \(script): run stored-bench from a StoredKit checkout, or set STOREDKIT_POSTGRES_URL")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, command, directory]
-        // A file, not a pipe: the server the script starts could keep a pipe's write end open.
-        let outputFile = FileManager.default.temporaryDirectory.appending(path: "stored-bench-pg-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: outputFile)
-        try process.run()
-        process.waitUntilExit()
-        let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
-            throw BenchmarkError.unexpected("\(script) \(command) failed (make deps installs postgresql): \(output)")
-        }
-        return output
+        own?.stop()
     }
 }

@@ -58,20 +58,7 @@ final class FuzzDerived: FuzzBase {
 }
 
 /// Reads a StoredValue from fuzz bytes: one tag byte per node, then its payload.
-struct FuzzValueReader {
-    var bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
-
-    mutating func byte() -> UInt8 {
-        guard index < bytes.count else { return 0 }
-        defer { index += 1 }
-        return bytes[index]
-    }
-
-    mutating func word() -> UInt64 {
-        (0..<8).reduce(UInt64(0)) { value, _ in value << 8 | UInt64(byte()) }
-    }
-
+extension FuzzInput {
     mutating func string() -> String {
         let length = Int(byte() % 24)
         return String(decoding: (0..<length).map { _ in byte() }, as: UTF8.self)
@@ -89,16 +76,16 @@ struct FuzzValueReader {
         switch depth > 6 ? tag % 7 : tag % 12 {
         case 0: return .bool(tag & 0x80 != 0)
         case 1: return .int(Int64(Int8(bitPattern: byte())))
-        case 2: return .int(Int64(bitPattern: word()))
-        case 3: return .uint(word())
-        case 4: return .double(Double(bitPattern: word()))
+        case 2: return .int(Int64(bitPattern: next()))
+        case 3: return .uint(next())
+        case 4: return .double(Double(bitPattern: next()))
         case 5:
             return .string(
                 ["count", "name", "small", "circle", "radius", "square", "_0", "none", "dark"].randomElementBy(byte()) ?? string()
             )
         case 6: return .string(string())
         case 7: return .data(Data((0..<Int(byte() % 20)).map { _ in byte() }))
-        case 8: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: word())))
+        case 8: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: next())))
         case 9: return .array((0..<Int(byte() % 6)).map { _ in value(depth: depth + 1) })
         default:
             var dictionary: [String: StoredValue] = [:]
@@ -128,26 +115,13 @@ func checkDecodes<T: Decodable>(_ type: T.Type, _ value: StoredValue) {
     _ = try? StoredValueDecoder().decode(type, from: value)
 }
 
+/// What decodes must encode, decode and encode again to the same tree. Documented: the decoder
+/// reads some values the encoder refuses to write (an Int128 from a whole double beyond 64 bits),
+/// so such a value is only refused when written back.
 func checkRoundTrip<T: Codable>(_ type: T.Type, _ value: StoredValue) {
     guard let decoded = try? StoredValueDecoder().decode(type, from: value) else { return }
-    let encoded: StoredValue
-    do {
-        encoded = try StoredValueEncoder().encode(decoded)
-    } catch StoreError.unrepresentable {
-        // Documented: the decoder reads some values the encoder refuses to write (an Int128 from a
-        // whole double beyond 64 bits), so the value is only refused when written back.
-        return
-    } catch {
-        fatalError("\(type) decoded from \(value) but does not encode: \(error)")  // trap-ok: reports the finding to libFuzzer
-    }
-    do {
-        let again = try StoredValueDecoder().decode(type, from: encoded)
-        let reencoded = try StoredValueEncoder().encode(again)
-        if reencoded != encoded {
-            fatalError("\(type) round trip changed \(encoded) into \(reencoded)")  // trap-ok: reports the finding to libFuzzer
-        }
-    } catch {
-        fatalError("\(type) decoded from \(value) but did not round-trip: \(error)")  // trap-ok: reports the finding to libFuzzer
+    expectStableEncoding(decoded) { error in
+        if case StoreError.unrepresentable = error { true } else { false }
     }
 }
 
@@ -158,8 +132,8 @@ func checkRoundTrip<T: Codable>(_ type: T.Type, _ value: StoredValue) {
 /// ```
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStoredValueDecoder(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    var reader = FuzzValueReader(bytes: UnsafeBufferPointer(start: start, count: start == nil ? 0 : count))
-    let value = reader.value(depth: 0)
+    var input = FuzzInput(start, count: count)
+    let value = input.value(depth: 0)
     checkRoundTrip(FuzzSettings.self, value)
     checkRoundTrip([FuzzSettings].self, value)
     checkRoundTrip([String: FuzzSettings.Shape].self, value)

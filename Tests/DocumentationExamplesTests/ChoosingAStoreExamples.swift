@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 // The examples of "Choosing a store" (Sources/StoredKit/StoredKit.docc/ChoosingAStore.md).
@@ -7,7 +8,7 @@ import Testing
 @Suite("Choosing a store")
 struct ChoosingAStoreExamples {
     @Test func everyFileStoreOpensTheSameWay() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let sqlite = try PreferenceStore(.sqlite(at: directory.file("prefs.sqlite")))
         let xml = try PreferenceStore(.plist(at: directory.file("prefs.plist")))
         let binary = try PreferenceStore(.plist(at: directory.file("prefs-binary.plist"), format: .binary))
@@ -28,7 +29,7 @@ struct ChoosingAStoreExamples {
     }
 
     @Test func fileAtPicksTheBackendFromTheName() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let sqlite = try PreferenceStore(fileAt: directory.file("prefs.sqlite"))
         let plist = try PreferenceStore(fileAt: directory.file("prefs.plist"))
         #expect(sqlite.backend is SQLiteBackend)

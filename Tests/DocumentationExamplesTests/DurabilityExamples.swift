@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 // The examples of "Durability and crash safety" (Sources/StoredKit/StoredKit.docc/DurabilityAndCrashSafety.md).
@@ -7,7 +8,7 @@ import Testing
 @Suite("Durability and crash safety")
 struct DurabilityExamples {
     @Test func anImmediateWriteIsInTheFileWhenSetReturns() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.sqlite")
         let store = try PreferenceStore(.sqlite(at: url), durability: .immediate)
         store.set(1, forKey: "a")  // on disk (fsynced) when this returns
@@ -17,7 +18,7 @@ struct DurabilityExamples {
     }
 
     @Test func aDeferredWriteIsInTheFileAfterFlush() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.plist")
         let store = try PreferenceStore(.plist(at: url))
         store.set(1, forKey: "a")
@@ -27,7 +28,7 @@ struct DurabilityExamples {
     }
 
     @Test func aReleasedStoreSavesItsLastWrites() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.sqlite")
         do {
             let store = try PreferenceStore(.sqlite(at: url))
@@ -38,7 +39,7 @@ struct DurabilityExamples {
     }
 
     @Test func aCorruptFileIsMovedAsideAndReported() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.plist")
         try Data("<plist><dict><key>a</key>".utf8).write(to: url)
         let store = try PreferenceStore(.plist(at: url))
@@ -52,7 +53,7 @@ struct DurabilityExamples {
     }
 
     @Test func orTheOpenFailsAndLeavesTheFileAlone() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.plist")
         let damaged = Data("<plist><dict><key>a</key>".utf8)
         try damaged.write(to: url)

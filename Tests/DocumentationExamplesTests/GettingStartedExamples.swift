@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 // The examples of "Getting started" (Sources/StoredKit/StoredKit.docc/GettingStarted.md).
@@ -51,7 +52,7 @@ struct GettingStartedExamples {
     }
 
     @Test func sqliteStoreKeepsWhatWasWritten() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.sqlite")
         do {
             let store = try PreferenceStore(.sqlite(at: url))

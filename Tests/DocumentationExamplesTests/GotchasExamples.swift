@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 // The examples of "Gotchas" (Sources/StoredKit/StoredKit.docc/Gotchas.md).
@@ -35,7 +36,7 @@ struct GotchasExamples {
     }
 
     @Test func registeredDefaultsAreNotPersisted() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.sqlite")
         do {
             let store = try PreferenceStore(.sqlite(at: url))
@@ -48,7 +49,7 @@ struct GotchasExamples {
     }
 
     @Test func xmlPlistDatesAreWholeSeconds() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let date = Date(timeIntervalSince1970: 1_714_557_600.25)
         for (name, format, expected) in [
             ("xml.plist", PlistFormat.xml, Date(timeIntervalSince1970: 1_714_557_600)),

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 // The examples of "Migrations" (Sources/StoredKit/StoredKit.docc/MigratingPreferences.md).
@@ -32,7 +33,7 @@ func exampleMigrations(suite: String) -> [Migration] {
 @Suite("Migrations")
 struct MigrationsExamples {
     /// What an app kept in UserDefaults before it moved to StoredKit.
-    func writeUserDefaultsFile(in directory: ExampleDirectory) throws -> String {
+    func writeUserDefaultsFile(in directory: TemporaryDirectory) throws -> String {
         let suite = directory.file("com.example.app").path  // an absolute suite name names the file itself
         let old = try PreferenceStore(.plist(suite: suite))
         old.set(SidebarV1(tabs: ["home", "library"]), forKey: "tabs")
@@ -42,7 +43,7 @@ struct MigrationsExamples {
     }
 
     @Test func migrationsRunOnceInOrder() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let suite = try writeUserDefaultsFile(in: directory)
         let url = directory.file("prefs.sqlite")
         let store = try PreferenceStore(.sqlite(at: url), migrations: exampleMigrations(suite: suite))
@@ -60,7 +61,7 @@ struct MigrationsExamples {
 
     @Test func aFailingMigrationCommitsNothing() throws {
         struct NotYet: Error {}
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.sqlite")
         let store = try PreferenceStore(.sqlite(at: url))
         store.set(["home"], forKey: "tabs")
@@ -81,7 +82,7 @@ struct MigrationsExamples {
     }
 
     @Test func newerDataFailsOrOpensReadOnly() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.sqlite")
         let newer = [Migration(version: 1, "one") { _ in }, Migration(version: 2, "two") { _ in }]
         _ = try PreferenceStore(.sqlite(at: url), migrations: newer)  // written by a newer app

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import StoredKit
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -84,7 +85,7 @@ struct ObservingChangesExamples {
     }
 
     @Test func anotherStoreOnTheSameFileIsExternal() async throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.plist")
         let app = try PreferenceStore(.plist(at: url))
         let other = try PreferenceStore(.plist(at: url))  // as another process would

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 // The examples of "Sharing preferences across machines"
@@ -55,7 +56,7 @@ struct SharingAcrossMachinesExamples {
     }
 
     @Test func aFileStoreMovesIntoANamespaceOnce() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let file = try PreferenceStore(.sqlite(at: directory.file("prefs.sqlite")))
         file[.volume] = 0.8
         try file.flush()

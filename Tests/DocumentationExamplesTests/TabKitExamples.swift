@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import TabKit
 import Testing
 
@@ -97,7 +98,7 @@ struct TabKitExamples {
     }
 
     @Test func theStoreKeepsItAcrossLaunches() throws {
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("prefs.sqlite")
         let model = smartHomeModel()
         do {

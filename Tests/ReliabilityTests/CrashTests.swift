@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 @Suite("kill -9 while writing", .serialized)
@@ -10,7 +11,7 @@ struct CrashTests {
     @Test(arguments: storeFileNames, [Durability.deferred, .immediate])
     func killedWriterLosesNoAcknowledgedWrite(fileName: String, durability: Durability) async throws {
         for trial in 0..<3 {
-            let folder = try ScratchFolder()
+            let folder = try TemporaryDirectory()
             let url = folder.file(fileName)
             let writer = try HelperProcess(
                 ["write-loop", url.path],
@@ -41,7 +42,7 @@ struct ExitTests {
     /// program just exits.
     @Test(arguments: storeFileNames)
     func deferredWriteIsSavedAtNormalExit(fileName: String) async throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let url = folder.file(fileName)
         let child = try HelperProcess(["set-and-exit", url.path, "greeting", "bye"])
         #expect(await child.exitStatus() == 0)

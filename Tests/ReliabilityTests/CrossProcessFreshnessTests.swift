@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import StoredKit
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -11,7 +12,7 @@ enum FreshnessFile: String, CaseIterable, Sendable {
     case plistBinary = "prefs.binary.plist"
     case sqlite = "prefs.sqlite"
 
-    func openStore(in folder: ScratchFolder) throws -> PreferenceStore {
+    func openStore(in folder: TemporaryDirectory) throws -> PreferenceStore {
         let url = folder.file(rawValue)
         switch self {
         case .plistXML: return try PreferenceStore(.plist(at: url))
@@ -35,7 +36,7 @@ struct GreetingSettings: Sendable {
 struct CrossProcessFreshnessTests {
     @Test(arguments: FreshnessFile.allCases)
     func readsSeeAnotherProcessWrite(file: FreshnessFile) async throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let store = try file.openStore(in: folder)
         let settings = GreetingSettings(store: store)
         store.set("before", forKey: "greeting")
@@ -52,7 +53,7 @@ struct CrossProcessFreshnessTests {
 
     @Test(arguments: FreshnessFile.allCases)
     func observationTrackingIsToldOfAnotherProcessWrite(file: FreshnessFile) async throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let store = try file.openStore(in: folder)
         let settings = GreetingSettings(store: store)
         store.set("before", forKey: "greeting")

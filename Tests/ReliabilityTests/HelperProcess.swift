@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 
 /// A running `stored-test-helper` process whose stdout is collected line by line.
@@ -6,23 +7,9 @@ final class HelperProcess: Sendable {
     private let process: Process
     private let output = LineBuffer()
 
-    /// The helper binary, built by `swift test` next to the test bundle.
-    static var executable: URL {
-        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
-        for candidate in candidates.compactMap({ $0 }) {
-            var directory = candidate.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let helper = directory.appending(path: "stored-test-helper")
-                if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return URL(fileURLWithPath: ".build/debug/stored-test-helper")
-    }
-
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = try BuiltExecutable.url(named: "stored-test-helper")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
@@ -74,22 +61,6 @@ final class HelperProcess: Sendable {
         kill(process.processIdentifier, SIGKILL)
         while process.isRunning { try? await Task.sleep(for: .milliseconds(2)) }
         await output.waitForEnd()  // every line the child wrote before dying counts as acknowledged
-    }
-}
-
-/// A fresh temporary directory for one test, removed when released.
-final class ScratchFolder: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "StoredKitReliability-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> URL { url.appending(path: name) }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
     }
 }
 

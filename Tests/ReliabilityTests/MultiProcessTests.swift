@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ let storeFileNames = ["prefs.plist", "prefs.sqlite"]
 struct MultiProcessTests {
     @Test(arguments: storeFileNames)
     func fourProcessesIncrementingLoseNothing(fileName: String) async throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let path = folder.file(fileName).path
         let helpers = try (0..<4).map { _ in try HelperProcess(["increment", path, "500"]) }
         for helper in helpers {
@@ -22,7 +23,7 @@ struct MultiProcessTests {
 
     @Test(arguments: storeFileNames)
     func observerInAnotherProcessSeesTheWrite(fileName: String) async throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let url = folder.file(fileName)
         let store = try PreferenceStore(fileAt: url)
         store.set("before", forKey: "greeting")
@@ -38,7 +39,7 @@ struct MultiProcessTests {
 
     @Test(arguments: storeFileNames)
     func observerHereSeesAnotherProcessWrite(fileName: String) async throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let url = folder.file(fileName)
         let store = try PreferenceStore(fileAt: url)
         let seen = ChangeLog()

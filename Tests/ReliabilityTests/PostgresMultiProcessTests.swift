@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 /// Several processes on one namespace of the test server (`make test` starts it): one over the
@@ -55,22 +56,13 @@ struct PostgresMultiProcessTests {
     @Test func fourProcessesOpeningANamespaceAtOnceRunItsMigrationOnce() async throws {
         let (tcp, socket) = try PostgresURLs.require()
         let namespace = "migrate-\(UUID().uuidString)"
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let helpers = try (0..<4).map { index in
             try HelperProcess(
                 ["migrate", index.isMultiple(of: 2) ? tcp : socket, folder.url.path], environment: ["STORED_NAMESPACE": namespace]
             )
         }
-        for helper in helpers {
-            #expect(await helper.waitForLine { $0 == "ready" })
-        }
-        try Data().write(to: folder.file("go"))
-        for helper in helpers {
-            #expect(await helper.exitStatus() == 0)
-            #expect(helper.lines == ["ready", "schemaVersion=1"])
-        }
-        let marker = try String(contentsOf: folder.file("marker"), encoding: .utf8)
-        #expect(marker.split(separator: "\n").count == 1)
+        try await expectOneMigration(by: helpers, in: folder)
         let store = try PreferenceStore(.postgres(url: tcp, namespace: namespace))
         #expect(store.schemaVersion == 1)
         #expect(store.value(forKey: "migrated", as: String.self) == "done")
@@ -120,14 +112,6 @@ enum PostgresURLs {
 
     /// Runs one SQL command with `psql`, as a person at a terminal would.
     static func psql(_ url: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "psql failed: \(sql)"])
-        }
+        try ExternalCommand.psql(url, sql)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 struct PostgresOutageTests {
     @Test func writesMadeWhileTheServerIsDownLandWhenItIsBackAndReachAnotherProcess() async throws {
         _ = try PostgresURLs.require()
-        let server = try OwnPostgresServer()
+        let server = try ThrowawayPostgresServer(label: "storedkit-pg")
         defer { server.stop() }
         let writer = try PreferenceStore(.postgres(url: server.url, namespace: "outage"))
         writer.set(0, forKey: "k0")
@@ -69,7 +70,7 @@ struct PostgresOutageTests {
 
     @Test func anObserverElsewhereGetsEveryChangeMadeWhileItsServerWasDown() async throws {
         _ = try PostgresURLs.require()
-        let server = try OwnPostgresServer()
+        let server = try ThrowawayPostgresServer(label: "storedkit-pg")
         defer { server.stop() }
         let observer = try PreferenceStore(.postgres(url: server.url + "?application_name=observer", namespace: "away"))
         let seen = ChangeLog()

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitTestSupport
 import Testing
 
 /// The server goes silent (frozen, or cut off by the network: connections stay open and nothing
@@ -56,7 +57,7 @@ struct PostgresSilentServerTests {
         let (tcp, _) = try PostgresURLs.require()
         let proxy = try SilentServerProxy(to: tcp)
         defer { proxy.stop() }
-        let folder = try ScratchFolder()
+        let folder = try TemporaryDirectory()
         let count = 40
         let helper = try HelperProcess(
             ["set-many-and-exit", proxy.url, "\(count)", folder.url.path],

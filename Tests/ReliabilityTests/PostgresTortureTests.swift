@@ -45,7 +45,7 @@ struct PostgresTortureTests {
 struct TortureThrowawayServerTests {
     @Test func theServerItStartedIsStoppedWhenItExits() throws {
         let process = Process()
-        process.executableURL = TortureRun.executable
+        process.executableURL = try TortureRun.executable()
         process.arguments = ["kill", "1", "--backend", "postgres", "--durability", "deferred"]
         var environment = ProcessInfo.processInfo.environment
         environment["STOREDKIT_POSTGRES_URL"] = nil

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 /// Each `stored-torture` scenario at a small count: the binary exits non-zero on any loss,
@@ -63,18 +64,14 @@ struct TortureRun {
     let lines: [String]
     let status: Int32
 
+    /// The binary, built by `swift test` next to the test bundle.
+    static func executable() throws -> URL { try BuiltExecutable.url(named: "stored-torture") }
+
     init(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        status = process.terminationStatus
+        let (status, output) = try ExternalCommand.run(try Self.executable().path, arguments)
+        self.status = status
         // Figure lines only: the seed lines say how to replay a run.
-        lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.contains("seed") }
+        lines = output.split(separator: "\n").map(String.init).filter { !$0.contains("seed") }
     }
 
     /// Exit status 0, no line marked FAILED, and every "N lost/corrupt/crashes/..." figure zero.
@@ -90,19 +87,5 @@ struct TortureRun {
                 #expect(!nonZero, "\(figure) in: \(line)", sourceLocation: sourceLocation)
             }
         }
-    }
-
-    /// The binary, built by `swift test` next to the test bundle.
-    static var executable: URL {
-        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
-        for candidate in candidates.compactMap({ $0 }) {
-            var directory = candidate.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let binary = directory.appending(path: "stored-torture")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return URL(fileURLWithPath: ".build/debug/stored-torture")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 /// `stored check` on files other programs (or accidents) leave: it says what each one is.
@@ -78,15 +79,13 @@ struct EquivalentKeysCheckTests {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }
         try cli.run("write", "prefs.sqlite", "a", "1", "--int")
-        let insert = Process()
-        insert.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        insert.arguments = [
-            cli.path("prefs.sqlite"),
-            "INSERT INTO preferences (key, type, value) VALUES "
-                + "(CAST(X'63616665CC81' AS TEXT), 'string', 'd'), (CAST(X'636166C3A9' AS TEXT), 'string', 'c')",
-        ]
-        try insert.run()
-        insert.waitUntilExit()
+        _ = try ExternalCommand.run(
+            "/usr/bin/sqlite3",
+            [
+                cli.path("prefs.sqlite"),
+                "INSERT INTO preferences (key, type, value) VALUES "
+                    + "(CAST(X'63616665CC81' AS TEXT), 'string', 'd'), (CAST(X'636166C3A9' AS TEXT), 'string', 'c')",
+            ])
         let outcome = try cli.run("check", "prefs.sqlite")
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stdout.contains("note:"), "\(outcome)")

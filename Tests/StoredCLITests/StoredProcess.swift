@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -91,28 +92,7 @@ struct StoredProcess {
     }
 
     /// Finds `stored` next to the test bundle: SwiftPM builds it into the same directory.
-    static func binary() throws -> URL {
-        let starts = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])].compactMap { $0 }
-        for start in starts {
-            var directory = start.deletingLastPathComponent()
-            for _ in 0..<5 {
-                let candidate = directory.appendingPathComponent("stored")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                    FileManager.default.isExecutableFile(atPath: candidate.path)
-                {
-                    return candidate
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        throw LocateError(searchedFrom: starts.map(\.path))
-    }
-
-    struct LocateError: Error, CustomStringConvertible {
-        let searchedFrom: [String]
-        var description: String { "No 'stored' executable near \(searchedFrom); run 'swift build' first." }
-    }
+    static func binary() throws -> URL { try BuiltExecutable.url(named: "stored") }
 }
 
 /// Bytes handed from a reading thread to the test.

@@ -6,31 +6,13 @@ struct WatchCommandTests {
     /// Starts `stored watch`, waits until it says it is watching, runs `writes` as separate
     /// `stored` processes, and returns what the watcher printed once it exited.
     func watch(_ arguments: [String], while writes: [[String]], cli: StoredProcess) throws -> (Int32, [String]) {
-        let process = try cli.makeProcess(["watch"] + arguments)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // A safety net only: a watcher that never sees its changes is stopped so the test fails instead of
-        // hanging. SIGKILL, because the test runner's children inherit a blocked SIGTERM.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        var announcement = Data()
-        while !String(decoding: announcement, as: UTF8.self).contains("Watching") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            announcement.append(chunk)
-        }
+        let watcher = try StoredWatcher(arguments, cli: cli)
+        watcher.waitForError("Watching")
         for write in writes {
             let outcome = try cli.run(write)
             #expect(outcome.status == 0, "\(write): \(outcome)")
         }
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
-        return (process.terminationStatus, lines)
+        return watcher.finish()
     }
 
     @Test("watch --count 2 sees two writes made by other processes", arguments: storeNames)

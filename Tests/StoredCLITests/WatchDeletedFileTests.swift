@@ -11,30 +11,13 @@ struct WatchDeletedFileTests {
         defer { cli.removeScratch() }
         try cli.run("write", "prefs.plist", "volume", "0.8", "--double")
         try cli.run("write", "prefs.plist", "name", "Ada")
-        let process = try cli.makeProcess(["watch", "prefs.plist", "--count", "2"])
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // A safety net only: a watcher that never sees its changes is stopped so the test fails instead of
-        // hanging. SIGKILL, because the test runner's children inherit a blocked SIGTERM.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        var announcement = Data()
-        while !String(decoding: announcement, as: UTF8.self).contains("Watching") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            announcement.append(chunk)
-        }
+        let watcher = try StoredWatcher(["prefs.plist", "--count", "2"], cli: cli)
+        watcher.waitForError("Watching")
 
         try FileManager.default.removeItem(atPath: cli.path("prefs.plist"))
 
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
-        #expect(process.terminationStatus == 0)
-        #expect(lines == [#"name: "Ada" -> (none) (external)"#, "volume: 0.8 -> (none) (external)"])
+        let (status, lines) = watcher.finish()
+        #expect(status == 0)
+        #expect(lines.sorted() == [#"name: "Ada" -> (none) (external)"#, "volume: 0.8 -> (none) (external)"])
     }
 }

@@ -88,20 +88,22 @@ struct AtomicFileTests {
         #expect(code == ENOENT)
     }
 
-    @Test(.enabled(if: TemporaryDirectory.permissionsAreEnforced, "root bypasses directory permissions"))
-    func unwritableDirectoryKeepsThePreviousFile() throws {
+    /// Runs as root too (CI): see ``TemporaryDirectory/withPermissionsEnforced(_:)``.
+    @Test func unwritableDirectoryKeepsThePreviousFile() throws {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("prefs.plist").path
         try AtomicFile.write(Data("old".utf8), to: path)
-        chmod(scratch.path, 0o500)
+        try scratch.withPermissionsEnforced {
+            chmod(scratch.path, 0o500)
 
-        let error = try #require(throws: StoreError.self) { try AtomicFile.write(Data("new".utf8), to: path) }
+            let error = try #require(throws: StoreError.self) { try AtomicFile.write(Data("new".utf8), to: path) }
 
-        guard case .io(let failedPath, _, let code) = error else { Issue.record("unexpected \(error)"); return }
-        #expect(failedPath == path)
-        #expect(code == EACCES)
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
+            guard case .io(let failedPath, _, let code) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(failedPath == path)
+            #expect(code == EACCES)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
+        }
     }
 
     @Test func removesOnlyThisTargetsLeftoverTemporaryFiles() throws {

@@ -57,7 +57,10 @@ struct BuiltInSubject: ConformanceSubject {
         }
     }
 
-    func openBackend(corruption: CorruptionPolicy) throws -> any Backend {
+    func openBackend(corruption: CorruptionPolicy) throws -> any Backend { backend(corruption: corruption) }
+
+    /// A new backend over the data: opening one cannot fail (the file is read on `load`).
+    func backend(corruption: CorruptionPolicy = .quarantine) -> any Backend {
         switch kind {
         case .memory: MemoryBackend(sharing: memory)
         case .plistXML: PlistBackend(at: file, format: .xml, corruption: corruption)

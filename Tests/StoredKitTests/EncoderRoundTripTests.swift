@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 @testable import StoredKit
@@ -45,7 +46,7 @@ struct EncoderRoundTripTests {
 
     @Test("generated records decode back to what was encoded", arguments: seeds)
     func records(seed: UInt64) throws {
-        var random = SeededValueGenerator(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let list = [GeneratedRecord.make(&random), GeneratedRecord.make(&random)]
         try expectRoundTrip(list[0], seed: seed)
         try expectRoundTrip(list[1], seed: seed)
@@ -68,7 +69,7 @@ struct EncoderRoundTripTests {
     func coverage() {
         var reasons: Set<String> = []
         for seed in Self.seeds {
-            var random = SeededValueGenerator(seed: seed)
+            var random = SeededGenerator(seed: seed)
             switch Outcome({ try StoredValueEncoder().encode(GeneratedRecord.make(&random)) }) {
             case .stored: reasons.insert("stored")
             case .failed(let message):

@@ -26,24 +26,26 @@ struct PlistBackendFaultTests {
         }
     }
 
-    @Test(.enabled(if: TemporaryDirectory.permissionsAreEnforced, "root bypasses directory permissions"))
-    func unwritableDirectoryKeepsTheFileAndALaterCommitRetries() throws {
+    /// Runs as root too (CI): see ``TemporaryDirectory/withPermissionsEnforced(_:)``.
+    @Test func unwritableDirectoryKeepsTheFileAndALaterCommitRetries() throws {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let url = scratch.file("prefs.plist")
         let backend = PlistBackend.plist(at: url)
         _ = try backend.commit(BackendChanges(values: ["a": .int(1)]))
         let before = try Data(contentsOf: url)
-        chmod(scratch.path, 0o500)
+        try scratch.withPermissionsEnforced {
+            chmod(scratch.path, 0o500)
 
-        let error = try #require(throws: StoreError.self) { try backend.commit(BackendChanges(values: ["b": .int(2)])) }
+            let error = try #require(throws: StoreError.self) { try backend.commit(BackendChanges(values: ["b": .int(2)])) }
 
-        guard case .io(_, _, let code) = error else { Issue.record("unexpected \(error)"); return }
-        #expect(code == EACCES)
-        #expect(try Data(contentsOf: url) == before)
-        chmod(scratch.path, 0o700)
-        _ = try backend.commit(BackendChanges(values: ["b": .int(2)]))
-        #expect(try PlistBackend.plist(at: url).load().values == ["a": .int(1), "b": .int(2)])
+            guard case .io(_, _, let code) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(code == EACCES)
+            #expect(try Data(contentsOf: url) == before)
+            chmod(scratch.path, 0o700)
+            _ = try backend.commit(BackendChanges(values: ["b": .int(2)]))
+            #expect(try PlistBackend.plist(at: url).load().values == ["a": .int(1), "b": .int(2)])
+        }
     }
 
     /// Works as root too: a directory where the lock file belongs makes the commit fail before writing.

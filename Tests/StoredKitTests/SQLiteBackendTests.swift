@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -14,15 +15,7 @@ struct SQLiteBackendTests {
 
     /// Runs a program and returns its standard output.
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try ExternalCommand.run(executable, arguments).output
     }
 
     static func shell(_ database: URL, _ sql: String) throws -> String {

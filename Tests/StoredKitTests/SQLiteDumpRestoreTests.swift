@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 @testable import StoredKit
@@ -16,15 +17,7 @@ struct SQLiteDumpRestoreTests {
         _ = try PreferenceStore(.sqlite(at: directory.database), migrations: migrations, durability: .immediate)
         let dump = try SQLiteBackendTests.shell(directory.database, ".dump")
         let copy = directory.file("copy.sqlite")
-        let restore = Process()
-        restore.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        restore.arguments = [copy.path]
-        let input = Pipe()
-        restore.standardInput = input
-        try restore.run()
-        input.fileHandleForWriting.write(Data(dump.utf8))
-        try input.fileHandleForWriting.close()
-        restore.waitUntilExit()
+        _ = try ExternalCommand.run("/usr/bin/sqlite3", [copy.path], input: Data(dump.utf8))
         return copy
     }
 

@@ -1,51 +1,46 @@
 import Foundation
 import StoredKit
 
-/// Several processes on one file: P × M atomic `update` increments of one key, P processes
-/// each writing M keys of their own (a flush after each), and M/10 rounds of P processes
-/// creating one new file at the same moment, one key each. Nothing may be lost, no open may fail.
+/// Several processes on one store: P × M atomic `update` increments of one key; on a file also
+/// P processes each writing M keys of their own (a flush after each), and M/10 rounds of P
+/// processes creating one new file at the same moment, one key each. Nothing may be lost, no
+/// open may fail.
 enum ContentionScenario {
-    static func run(processes: Int, count: Int, kinds: [StoreKind]) throws -> Bool {
-        var failed = false
-        for kind in kinds {
-            for mode in ["increment", "distinct-keys"] {
-                let line = try runOnce(processes: processes, count: count, kind: kind, mode: mode)
-                line.print()
-                failed = failed || line.failed
-            }
-            let line = try runCreationRounds(max(count / 10, 1), processes: processes, kind: kind)
-            line.print()
-            failed = failed || line.failed
+    static func run(processes: Int, count: Int, backends: [TortureBackend]) throws -> Bool {
+        // A server is one shared store, made once: distinct keys and creation races are a file's.
+        let runs = backends.flatMap { backend in
+            (backend.isFile ? ["increment", "distinct-keys", "creation"] : ["increment"]).map { (backend, $0) }
         }
-        return !failed
+        return try runEach(runs) { backend, mode in
+            let target = try TrialTarget(backend, label: mode == "creation" ? "creation" : "contention")
+            if mode == "creation" { return try runCreationRounds(max(count / 10, 1), processes: processes, target: target) }
+            return try runOnce(processes: processes, count: count, target: target, mode: mode)
+        }
     }
 
     /// Regression: SQLite openers racing to create a file once refused it as "not a StoredKit database".
-    private static func runCreationRounds(_ rounds: Int, processes: Int, kind: StoreKind) throws -> FigureLine {
+    private static func runCreationRounds(_ rounds: Int, processes: Int, target: TrialTarget) throws -> FigureLine {
         var failedProcesses = 0
         var lost = 0
-        let directory = try ScratchDirectory("creation")
-        let path = directory.file(kind.fileName)
         for round in 0..<rounds {
-            try directory.clear()
+            let path = try target.fresh(trial: round)
             let children = try (0..<processes).map { index in try ChildProcess(["distinct-keys", path, String(index), "1"]) }
             for child in children where child.finish() != .exited(0) || child.lines.last != "done 1 0" {
                 failedProcesses += 1
-                complain("\(kind) creation round \(round): an opener failed after \(child.lines.suffix(3))")
+                complain("\(target.name) creation round \(round): an opener failed after \(child.lines.suffix(3))")
             }
-            let store = try PreferenceStore(fileAt: URL(fileURLWithPath: path), corruption: .fail)
+            let store = try target.reopen(path)
             lost += (0..<processes).filter { store.value(forKey: "p\($0).1", as: Int.self) != 1 }.count
         }
-        var line = FigureLine("contention \(kind) creation")
+        var line = FigureLine("contention \(target.name) creation")
         line.info("\(rounds) rounds × \(processes) processes opening one new file")
         line.mustBeZero(failedProcesses, "failed opens")
         line.mustBeZero(lost, "lost writes")
         return line
     }
 
-    private static func runOnce(processes: Int, count: Int, kind: StoreKind, mode: String) throws -> FigureLine {
-        let directory = try ScratchDirectory("contention")
-        let path = directory.file(kind.fileName)
+    private static func runOnce(processes: Int, count: Int, target: TrialTarget, mode: String) throws -> FigureLine {
+        let path = try target.fresh(trial: 0)
         let start = ContinuousClock.now
         let children = try (0..<processes).map { index in
             try ChildProcess([mode, path, String(index), String(count)])
@@ -59,14 +54,14 @@ enum ContentionScenario {
             let report = child.lines.last?.split(separator: " ") ?? []
             guard ending == .exited(0), report.count == 3, report[0] == "done" else {
                 crashed += 1
-                complain("\(kind) \(mode): a writer ended with \(ending) after \(child.lines.suffix(3))")
+                complain("\(target.name) \(mode): a writer ended with \(ending) after \(child.lines.suffix(3))")
                 continue
             }
             acknowledged += Int(report[1]) ?? 0
             refused += Int(report[2]) ?? 0
         }
         let elapsed = ContinuousClock.now - start
-        let store = try PreferenceStore(fileAt: URL(fileURLWithPath: path), corruption: .fail)
+        let store = try target.reopen(path)
         // An update that threw never happened; a flush that threw left its write pending for the next one.
         let expected = mode == "increment" ? acknowledged : processes * count
         let found: Int
@@ -77,18 +72,20 @@ enum ContentionScenario {
                 total + (1...max(count, 1)).filter { store.value(forKey: "p\(process).\($0)", as: Int.self) == $0 }.count
             }
         }
-        var line = FigureLine("contention \(kind) \(mode == "increment" ? "update" : "distinct keys")")
+        var line = FigureLine("contention \(target.name) \(mode == "increment" ? "update" : "distinct keys")")
         line.info("\(processes) processes × \(count) \(mode == "increment" ? "increments of one key" : "keys each")")
         line.info("\(found) of \(expected) present")
         line.mustBeZero(max(expected - found, 0), "lost updates")
         line.mustBeZero(max(found - expected, 0), "extra updates")
         line.mustBeZero(crashed, "failed processes")
-        line.mustBeZero(refused, mode == "increment" ? "updates refused (busy)" : "flushes refused (busy)")
-        line.info(String(format: "%.1f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        // A file refuses a call when its lock stays busy; a server's refusal has any cause.
+        let refusal = (mode == "increment" ? "updates refused" : "flushes refused") + (target.isFile ? " (busy)" : "")
+        line.mustBeZero(refused, refusal)
+        line.elapsed(elapsed)
         return line
     }
 
-    /// The child side: `increment PATH INDEX COUNT` and `distinct-keys PATH INDEX COUNT`; ends
+    /// The child side: `increment TARGET INDEX COUNT` and `distinct-keys TARGET INDEX COUNT`; ends
     /// with `done <calls that succeeded> <calls that threw>`.
     static func child(mode: String, path: String, index: Int, count: Int) throws {
         let store = try TortureTarget(path).open()

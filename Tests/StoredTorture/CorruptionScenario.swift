@@ -8,56 +8,59 @@ import StoredKitTestSupport
 /// crash is counted (and the batch resumes after it) instead of ending the run.
 enum CorruptionScenario {
     static func run(flips: Int, step: Int, seed: UInt64, samples: [SampleStore]) throws -> Bool {
-        var failed = false
         let directory = try ScratchDirectory("corruption")
-        for sample in samples {
-            let samplePath = directory.file("sample-\(sample.rawValue)")
-            let bytes = try sample.create(at: samplePath + "/" + sample.fileName)
-            let size = bytes.count
-            let truncations = (size + step - 1) / step
-            let total = truncations + flips
-            var outcomes: [String: Int] = [:]
-            var crashes = 0
-            var writesFailed = 0
-            var next = 0
-            while next < total {
-                let child = try ChildProcess([
-                    "corruption-cases", samplePath + "/" + sample.fileName, String(step), String(flips), String(seed),
-                    String(next),
-                ])
-                let ending = child.finish(timeout: .seconds(120 + total / 2))
-                for line in child.lines {
-                    let fields = line.split(separator: " ")
-                    guard fields.count == 3, let index = Int(fields[0]), index == next else { continue }
-                    outcomes[String(fields[1]), default: 0] += 1
-                    if fields[2] == "write-failed" { writesFailed += 1 }
-                    next += 1
-                }
-                guard next < total else { break }
-                guard ending != .exited(0) else {
-                    throw TortureError("the corruption child stopped at case \(next) without crashing")
-                }
-                // The case after the last reported one crashed (or hung) the child; go on after it.
-                crashes += 1
-                complain("\(sample.rawValue) case \(next) (seed \(seed), step \(step)) ended the child: \(ending)")
+        return try runEach(samples) { sample in
+            try runCases(sample, in: directory, flips: flips, step: step, seed: seed)
+        }
+    }
+
+    private static func runCases(
+        _ sample: SampleStore, in directory: ScratchDirectory, flips: Int, step: Int, seed: UInt64
+    ) throws -> FigureLine {
+        let samplePath = directory.file("sample-\(sample.rawValue)")
+        let bytes = try sample.create(at: samplePath + "/" + sample.fileName)
+        let size = bytes.count
+        let truncations = (size + step - 1) / step
+        let total = truncations + flips
+        var outcomes: [String: Int] = [:]
+        var crashes = 0
+        var writesFailed = 0
+        var next = 0
+        while next < total {
+            let child = try ChildProcess([
+                "corruption-cases", samplePath + "/" + sample.fileName, String(step), String(flips), String(seed),
+                String(next),
+            ])
+            let ending = child.finish(timeout: .seconds(120 + total / 2))
+            for line in child.lines {
+                let fields = line.split(separator: " ")
+                guard fields.count == 3, let index = Int(fields[0]), index == next else { continue }
+                outcomes[String(fields[1]), default: 0] += 1
+                if fields[2] == "write-failed" { writesFailed += 1 }
                 next += 1
             }
-            var line = FigureLine("corruption \(sample.rawValue)")
-            line.info(
-                "\(size) bytes, \(truncations) truncations (every \(step == 1 ? "" : "\(step)th ")offset) + \(flips) bit-flip cases"
-            )
-            line.mustBeZero(crashes, "crashes")
-            line.info("opened intact \(outcomes["intact", default: 0])")
-            line.info("opened with values lost or changed \(outcomes["changed", default: 0])")
-            line.info("quarantined \(outcomes["quarantined", default: 0])")
-            line.mustBeZero(outcomes["quarantine-lost", default: 0], "quarantined copies lost")
-            line.info("error \(outcomes["error", default: 0])")
-            line.mustBeZero(outcomes["unclear-error", default: 0], "errors not naming the file")
-            line.info("a later write failed \(writesFailed)")
-            line.print()
-            failed = failed || line.failed
+            guard next < total else { break }
+            guard ending != .exited(0) else {
+                throw TortureError("the corruption child stopped at case \(next) without crashing")
+            }
+            // The case after the last reported one crashed (or hung) the child; go on after it.
+            crashes += 1
+            complain("\(sample.rawValue) case \(next) (seed \(seed), step \(step)) ended the child: \(ending)")
+            next += 1
         }
-        return !failed
+        var line = FigureLine("corruption \(sample.rawValue)")
+        line.info(
+            "\(size) bytes, \(truncations) truncations (every \(step == 1 ? "" : "\(step)th ")offset) + \(flips) bit-flip cases"
+        )
+        line.mustBeZero(crashes, "crashes")
+        line.info("opened intact \(outcomes["intact", default: 0])")
+        line.info("opened with values lost or changed \(outcomes["changed", default: 0])")
+        line.info("quarantined \(outcomes["quarantined", default: 0])")
+        line.mustBeZero(outcomes["quarantine-lost", default: 0], "quarantined copies lost")
+        line.info("error \(outcomes["error", default: 0])")
+        line.mustBeZero(outcomes["unclear-error", default: 0], "errors not naming the file")
+        line.info("a later write failed \(writesFailed)")
+        return line
     }
 
     /// The bytes of case `index`: a truncation for the first cases, then bit flips.

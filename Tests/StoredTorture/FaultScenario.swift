@@ -68,15 +68,10 @@ enum FaultScenario {
     }
 
     static func run(cases: Int, seed: UInt64) throws -> Bool {
-        var failed = false
-        for variant in variants(fileSizeCeiling: 80_000) + [writeFailsPartWay()] {
-            for kind in variant.kinds {
-                let line = try runCases(cases, variant: variant, kind: kind, seed: seed)
-                line.print()
-                failed = failed || line.failed
-            }
+        let runs = (variants(fileSizeCeiling: 80_000) + [writeFailsPartWay()]).flatMap { variant in
+            variant.kinds.map { (variant, $0) }
         }
-        return !failed
+        return try runEach(runs) { variant, kind in try runCases(cases, variant: variant, kind: kind, seed: seed) }
     }
 
     /// Writes fail with ENOSPC after a random number of bytes, fixed per case through the seed.

@@ -33,13 +33,7 @@ enum MigrationCrashScenario {
     ]
 
     static func run(trials: Int, kinds: [StoreKind]) throws -> Bool {
-        var failed = false
-        for kind in kinds {
-            let line = try runTrials(trials, kind: kind)
-            line.print()
-            failed = failed || line.failed
-        }
-        return !failed
+        try runEach(kinds) { kind in try runTrials(trials, kind: kind) }
     }
 
     private static func runTrials(_ trials: Int, kind: StoreKind) throws -> FigureLine {

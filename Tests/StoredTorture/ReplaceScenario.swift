@@ -15,13 +15,7 @@ import StoredKit
 /// file's write-ahead log), and the file must open.
 enum ReplaceScenario {
     static func run(trials: Int, kinds: [StoreKind]) throws -> Bool {
-        var failed = false
-        for kind in kinds {
-            let line = try runTrials(trials, kind: kind)
-            line.print()
-            failed = failed || line.failed
-        }
-        return !failed
+        try runEach(kinds) { kind in try runTrials(trials, kind: kind) }
     }
 
     private static func runTrials(_ trials: Int, kind: StoreKind) throws -> FigureLine {

@@ -107,10 +107,6 @@ enum ServerRestartScenario {
         lines.lazy.reversed().compactMap { value(of: key, in: $0) }.first
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     /// The child side, `restart-writer TARGET KEY`: writes 1, 2, 3… to KEY, printing each once a
     /// flush took it; while the server is down the flush fails and is retried.
     static func writer(target: String, key: String) throws -> Never {

@@ -69,9 +69,36 @@ struct FigureLine {
     /// A figure that describes without judging.
     mutating func info(_ text: String) { parts.append(text) }
 
+    /// A duration as the lines print it, e.g. `4.1 s`.
+    mutating func elapsed(_ duration: Duration) {
+        info(String(format: "%.1f s", seconds(duration)))
+    }
+
     func print() {
         say("\(label): " + parts.joined(separator: ", ") + (failed ? "  FAILED" : ""))
     }
+}
+
+/// The outer loop of every scenario: runs each configuration (a backend, a durability, a sample…)
+/// in turn, prints its line as soon as it is ready, and tells whether every line passed. A failed
+/// line does not stop the others.
+///
+/// ```swift
+/// try runEach(["deferred", "immediate"]) { durability in try runTrials(durability: durability) }  //=> false if a line FAILED
+/// ```
+func runEach<Configuration>(_ configurations: [Configuration], _ run: (Configuration) throws -> FigureLine) rethrows -> Bool {
+    var passed = true
+    for configuration in configurations {
+        let line = try run(configuration)
+        line.print()
+        passed = passed && !line.failed
+    }
+    return passed
+}
+
+/// A duration in seconds, for figures.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 /// Writes one line to stdout at once, so a parent that kills this process knows exactly what was said.

@@ -22,8 +22,9 @@ struct TortureTarget {
     var url: String { String(argument.prefix { $0 != "#" }) }
     var namespace: String { argument.firstIndex(of: "#").map { String(argument[argument.index(after: $0)...]) } ?? "default" }
 
-    func open(durability: Durability = .deferred) throws -> PreferenceStore {
+    /// Opens the store; `corruption` applies to a file (a server has no file to damage).
+    func open(durability: Durability = .deferred, corruption: CorruptionPolicy = .quarantine) throws -> PreferenceStore {
         if isPostgres { return try PreferenceStore(.postgres(url: url, namespace: namespace), durability: durability) }
-        return try PreferenceStore(fileAt: URL(fileURLWithPath: argument), durability: durability)
+        return try PreferenceStore(fileAt: URL(fileURLWithPath: argument), durability: durability, corruption: corruption)
     }
 }

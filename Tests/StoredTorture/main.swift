@@ -55,17 +55,20 @@ func postgresServer() throws -> TortureServer {
     return server
 }
 
+/// What `kill` and `contention` run against: the files `--backend` picks, then PostgreSQL,
+/// whose server starts only when its turn comes.
+func tortureBackends() -> [TortureBackend] {
+    kinds.map(TortureBackend.file) + (includesPostgres ? [.postgres(server: postgresServer)] : [])
+}
+
 func killTrials(_ trials: Int, durabilities: [String]) throws -> Bool {
-    let files = try KillScenario.run(trials: trials, kinds: kinds, durabilities: durabilities)
-    guard includesPostgres else { return files }
-    return try PostgresKillScenario.run(trials: trials, server: postgresServer(), durabilities: durabilities) && files
+    try KillScenario.run(trials: trials, backends: tortureBackends(), durabilities: durabilities)
 }
 
 func contention(processes: Int, count: Int) throws -> Bool {
-    let files = try ContentionScenario.run(processes: processes, count: count, kinds: kinds)
-    guard includesPostgres else { return files }
-    return try PostgresContentionScenario.run(processes: processes, count: count, server: postgresServer()) && files
+    try ContentionScenario.run(processes: processes, count: count, backends: tortureBackends())
 }
+
 let seed = option("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
 let small = arguments.contains("--small")
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 
 /// The built `stored` executable, run in a fresh directory as the article's shell session runs it.
 struct StoredTool {
@@ -8,10 +9,10 @@ struct StoredTool {
         let stderr: String
     }
 
-    let directory: ExampleDirectory
+    let directory: TemporaryDirectory
 
     init() throws {
-        directory = try ExampleDirectory()
+        directory = try TemporaryDirectory()
     }
 
     /// Runs `stored` with `arguments` in the example directory (also its `XDG_CONFIG_HOME`).
@@ -44,17 +45,5 @@ struct StoredTool {
     }
 
     /// `stored` is built into the same directory as the test bundle.
-    static func binary() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appending(path: "stored")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        throw MissingTool()
-    }
-
-    struct MissingTool: Error, CustomStringConvertible {
-        var description: String { "the 'stored' executable was not found next to the tests: run `swift build --build-tests`" }
-    }
+    static func binary() throws -> URL { try BuiltExecutable.url(named: "stored") }
 }

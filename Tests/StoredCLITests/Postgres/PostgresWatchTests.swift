@@ -4,61 +4,13 @@ import Testing
 /// `stored watch` on a namespace: other machines' writes, and what happens to the connection.
 @Suite("stored watch on a PostgreSQL server", .enabled(if: CLIPostgresServer.isEnabled, CLIPostgresServer.skipMessage))
 struct PostgresWatchTests {
-    /// A started `stored watch`, its output read once it exits (or is killed by the safety net).
-    final class Watcher {
-        let process: Process
-        let output = Pipe()
-        let errors = Pipe()
-
-        init(_ arguments: [String], cli: StoredProcess) throws {
-            process = try cli.makeProcess(["watch"] + arguments)
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            // A watcher that never sees its changes is stopped, so the test fails instead of hanging.
-            let process = process
-            DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            }
-        }
-
-        /// Reads stderr until `text` appears (or it ends); returns what was read.
-        @discardableResult
-        func waitForError(_ text: String) -> String {
-            var seen = Data()
-            while !String(decoding: seen, as: UTF8.self).contains(text) {
-                let chunk = errors.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen.append(chunk)
-            }
-            return String(decoding: seen, as: UTF8.self)
-        }
-
-        /// Reads stdout until it holds `count` lines (or it ends).
-        func waitForLines(_ count: Int) {
-            while printed.split(separator: UInt8(ascii: "\n")).count < count {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                printed.append(chunk)
-            }
-        }
-
-        private var printed = Data()
-
-        func finish() -> (status: Int32, lines: [String]) {
-            printed.append(output.fileHandleForReading.readDataToEndOfFile())
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init))
-        }
-    }
-
     @Test func watchSeesWritesFromOtherProcesses() throws {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }
         let url = try CLIPostgresServer.requireURL()
         let namespace = CLIPostgresServer.freshNamespace("watch")
         try cli.run("write", url, "seed", "0", "--int", "--namespace", namespace)
-        let watcher = try Watcher([url, "--namespace", namespace, "--count", "2"], cli: cli)
+        let watcher = try StoredWatcher([url, "--namespace", namespace, "--count", "2"], cli: cli)
         watcher.waitForError("Watching")
         try cli.run("write", url, "volume", "0.8", "--double", "--namespace", namespace)
         // A hand edit in psql is another writer too.
@@ -80,7 +32,7 @@ struct PostgresWatchTests {
         // The watcher's connections carry a name of their own, so only they are cut: the other
         // tests of this process share the server.
         let name = "watch_\(UUID().uuidString.prefix(8))"
-        let watcher = try Watcher([url + "?application_name=\(name)", "--namespace", namespace, "--count", "2"], cli: cli)
+        let watcher = try StoredWatcher([url + "?application_name=\(name)", "--namespace", namespace, "--count", "2"], cli: cli)
         watcher.waitForError("Watching")
         // Cut every connection of the watcher (its listener among them), as a server restart would.
         try CLIPostgresServer.psql(

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -88,12 +89,6 @@ struct PostgresHandEditTests {
     }
 
     private func psql(_ url: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "psql failed: \(sql)")
+        try ExternalCommand.psql(url, sql)
     }
 }

@@ -15,23 +15,25 @@ enum BackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// ``backend()`` is a new backend on the same data, like a new launch of the app.
 final class MigrationFixture: Sendable {
     let kind: BackendKind
-    let directory: TemporaryDirectory
-    private let memory = MemoryBackend()
+    /// The conformance suite's subject of the same backend: its directory, file and backends.
+    private let subject: BuiltInSubject
 
     init(_ kind: BackendKind) throws {
         self.kind = kind
-        directory = try TemporaryDirectory()
+        let subjectKind: BuiltInSubject.Kind =
+            switch kind {
+            case .memory: .memory
+            case .plist: .plistXML
+            case .sqlite: .sqlite
+            }
+        subject = try BuiltInSubject(subjectKind)
     }
 
-    var file: URL { directory.file(kind == .sqlite ? "prefs.sqlite" : "prefs.plist") }
+    var directory: TemporaryDirectory { subject.directory }
 
-    func backend() -> any Backend {
-        switch kind {
-        case .memory: MemoryBackend(sharing: memory)
-        case .plist: PlistBackend(at: file)
-        case .sqlite: SQLiteBackend(at: file)
-        }
-    }
+    var file: URL { subject.file }
+
+    func backend() -> any Backend { subject.backend() }
 
     /// Opens a store on the data with `migrations`.
     func open(_ migrations: [Migration] = [], whenNewer: NewerSchemaPolicy = .fail) throws -> PreferenceStore {

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -8,50 +9,8 @@ import Testing
     import Glibc
 #endif
 
-/// A fresh temporary directory for one test, removed when released (or by ``remove()``).
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "StoredKitTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    var path: String { url.path }
-
-    /// The SQLite store file most tests use.
-    var database: URL { file("prefs.sqlite") }
-
-    func file(_ name: String) -> URL { url.appending(path: name) }
-
-    func names() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-    }
-
-    /// Removes the directory, first making it writable again (a test may have locked it).
-    func remove() {
-        chmod(path, 0o700)
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    deinit {
-        remove()
-    }
-
-    static func mode(of path: String) throws -> Int {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        return (attributes[.posixPermissions] as? Int) ?? -1
-    }
-
-    /// Whether the file system refuses writes to a read-only directory for this process (root bypasses it).
-    static let permissionsAreEnforced: Bool = {
-        guard let scratch = try? TemporaryDirectory() else { return false }
-        chmod(scratch.path, 0o500)
-        let probe = open(scratch.path + "/probe", O_WRONLY | O_CREAT, 0o600)
-        if probe >= 0 { close(probe) }
-        return probe < 0
-    }()
-}
+/// The support target's, named here once so every test file of this target sees it without an import.
+typealias TemporaryDirectory = StoredKitTestSupport.TemporaryDirectory
 
 /// Collects values delivered on other threads.
 final class Recorder<Element: Sendable>: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import StoredKitTestSupport
 
 /// The built `stored-demo` running on a real pseudo-terminal (`openpty`): the test types on the
 /// master side and reads the screen back, as a terminal emulator would.
@@ -209,16 +210,7 @@ final class DemoTerminal {
     }
 
     /// The `stored-demo` binary built next to the test bundle.
-    static func demoExecutable() throws -> URL {
-        let start = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        var directory = start.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appending(path: "stored-demo")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "stored-demo next to \(start.path)"])
-    }
+    static func demoExecutable() throws -> URL { try BuiltExecutable.url(named: "stored-demo") }
 }
 
 /// A terminal's modes, comparable: flags and control characters as `tcgetattr` reports them.

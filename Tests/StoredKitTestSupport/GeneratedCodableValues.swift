@@ -1,33 +1,24 @@
 import Foundation
+import StoredKit
 
-@testable import StoredKit
-
-/// SplitMix64: a small seeded generator, so a failing generated value can be made again from its seed.
-struct SeededValueGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-
+/// The choices the generated values draw on: any `RandomNumberGenerator` — a
+/// ``SeededGenerator`` in the tests, the fuzzer's input bytes in the encoder fuzz target.
+extension RandomNumberGenerator {
     /// True about once in `odds` calls.
     mutating func chance(_ odds: UInt64) -> Bool { next() % odds == 0 }
 
-    mutating func maybe<T>(_ make: (inout SeededValueGenerator) -> T) -> T? {
+    /// `make`'s value two times in three, else nil: an optional property set or left out.
+    mutating func maybe<T>(_ make: (inout Self) -> T) -> T? {
         chance(3) ? nil : make(&self)
     }
 
+    /// A key-like or awkward string: empty, non-ASCII, an emoji, longer than a small string.
     mutating func word() -> String {
         ["", "a", "tab.1", "Zürich", "super", "count", "名前", "x y", "\u{1F600}", "longer text than a small string"][
             Int(next() % 10)]
     }
 
+    /// A double, now and then NaN, an infinity or negative zero.
     mutating func double() -> Double {
         switch next() % 6 {
         case 0: .nan
@@ -42,10 +33,19 @@ struct SeededValueGenerator: RandomNumberGenerator {
 /// One of each shape the encoder handles: every scalar width, Foundation types, optionals,
 /// enums (raw and with payloads), collections, sets, `[Int: V]`, a raw `StoredValue`, classes
 /// with super encoders, hand-written containers, values that throw and values nested too deep.
-struct GeneratedRecord: Codable {
-    enum Mode: String, Codable { case light, dark, system }
+/// Some encode to a tree that decodes to another value on purpose (a nil in a dictionary is left
+/// out, a container is switched midway), so a round trip is judged by its encodings, not by `==`.
+///
+/// ```swift
+/// var random = SeededGenerator(seed: 7)
+/// try StoredValueEncoder().encode(GeneratedRecord.make(&random))  //=> the same tree, or the same error, for seed 7 every time
+/// ```
+public struct GeneratedRecord: Codable {
+    /// A `String` raw-value enum.
+    public enum Mode: String, Codable { case light, dark, system }
     enum Level: Int, Codable { case low = 1, high = 20 }
-    enum Shape: Codable {
+    /// An enum with payloads: labelled, unlabelled and none.
+    public enum Shape: Codable, Equatable {
         case circle(radius: Double)
         case square(Int8)
         case none
@@ -66,9 +66,11 @@ struct GeneratedRecord: Codable {
     var when: Date?
     var link: URL?
     var identifier: UUID?
-    var mode: Mode?
+    /// Also encoded on its own by the encoder fuzz target: an enum at the top level.
+    public var mode: Mode?
     var level: Level?
-    var shape: Shape?
+    /// Also encoded on its own by the encoder fuzz target.
+    public var shape: Shape?
     var list: [Int]?
     var words: [String]?
     var holes: [Int?]?
@@ -87,7 +89,13 @@ struct GeneratedRecord: Codable {
     var children: [GeneratedRecord]?
     var byName: [String: GeneratedRecord]?
 
-    static func make(_ random: inout SeededValueGenerator, depth: Int = 0) -> GeneratedRecord {
+    /// A record drawn from `random`, with children down to two levels below `depth`.
+    ///
+    /// ```swift
+    /// var random = SeededGenerator(seed: 1)
+    /// GeneratedRecord.make(&random).mode  //=> the same mode (or nil) for seed 1 every time
+    /// ```
+    public static func make(_ random: inout some RandomNumberGenerator, depth: Int = 0) -> GeneratedRecord {
         var record = GeneratedRecord(count: Int(truncatingIfNeeded: random.next()))
         record.small = random.maybe { Int8(truncatingIfNeeded: $0.next()) }
         record.unsigned = random.maybe { UInt16(truncatingIfNeeded: $0.next()) }
@@ -169,7 +177,7 @@ final class GeneratedDerived: GeneratedBase {
 
     enum CodingKeys: String, CodingKey { case extra, sharesContainer }
 
-    static func make(_ random: inout SeededValueGenerator) -> GeneratedDerived {
+    static func make(_ random: inout some RandomNumberGenerator) -> GeneratedDerived {
         let value = GeneratedDerived()
         value.title = random.word()
         value.extra = [random.word(): [random.chance(2)], "fixed": []]
@@ -214,7 +222,7 @@ struct GeneratedHandWritten: Codable {
     enum CodingKeys: String, CodingKey { case numbers, point, label, later, removed, caught, fallback, switched }
     enum PointKeys: String, CodingKey { case x, y }
 
-    static func make(_ random: inout SeededValueGenerator) -> GeneratedHandWritten {
+    static func make(_ random: inout some RandomNumberGenerator) -> GeneratedHandWritten {
         GeneratedHandWritten(
             numbers: (0..<Int(random.next() % 4)).map { _ in Int(random.next() % 50) }, label: random.word(),
             caught: random.chance(2), switched: random.chance(5))
