@@ -32,16 +32,14 @@ extension StoredCoder where Value: Codable {
         }
         if let versioned = versionedIfAvailable() { return versioned }
         let isOptional = Value.self is any OptionalValue.Type
+        let encodeWithFacts: @Sendable (Value) throws -> EncodedValue? = { value in
+            if isOptional, let optional = value as? any OptionalValue, optional.isNone { return nil }
+            return try EncodingSession.encodeWithFacts(value)
+        }
         return StoredCoder(
-            encode: { value in
-                if isOptional, let optional = value as? any OptionalValue, optional.isNone { return nil }
-                return try StoredValueEncoder().encode(value)
-            },
+            encode: { try encodeWithFacts($0)?.value },
             decode: { stored in try StoredValueDecoder().decode(Value.self, from: stored) },
-            encodeWithFacts: { value in
-                if isOptional, let optional = value as? any OptionalValue, optional.isNone { return nil }
-                return try EncodingSession.encodeWithFacts(value)
-            }
+            encodeWithFacts: encodeWithFacts
         )
     }
 
