@@ -25,17 +25,43 @@ extension PreferenceStore {
         DispatchQueue.global().async { [weak self] in self?.reloadFromBackend() }
     }
 
-    /// Reads the backend and merges what other processes changed, with origin `.external`.
+    /// Reads the backend and merges what other processes changed, with origin `.external`. A
+    /// read that fails is tried again (see ``reloadRetryDelays``).
     func reloadFromBackend() {
         do {
             try withBackendLock {
                 state.withLock { $0.reloadScheduled = false }
                 merge(try backend.load(), origin: .external)
             }
+            state.withLock { $0.reloadFailures = 0 }
         } catch {
             report(.reloadFailed(StoreError(error, path: backend.location, operation: "reload")))
+            retryReloadLater()
         }
         deliverChanges()
+    }
+
+    /// How long a store waits before it reads again after a failed reload, one delay per failure
+    /// in a row. The change that signalled the reload is not announced again: without a retry the
+    /// store would show the old value until the next change from elsewhere, which may never come
+    /// (a database server still refusing reads just after a restart, a file being replaced).
+    /// After the last delay it waits for the next signal.
+    static let reloadRetryDelays: [Duration] = [
+        .milliseconds(50), .milliseconds(200), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4),
+    ]
+
+    private func retryReloadLater() {
+        let failures = state.withLock { state in
+            state.reloadFailures += 1
+            return state.reloadFailures
+        }
+        guard failures <= Self.reloadRetryDelays.count else {
+            state.withLock { $0.reloadFailures = 0 }
+            return
+        }
+        let (seconds, attoseconds) = Self.reloadRetryDelays[failures - 1].components
+        let delay = DispatchTimeInterval.milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.scheduleReload() }
     }
 
     /// Merges data read from the backend into memory; keys with local uncommitted writes keep them.

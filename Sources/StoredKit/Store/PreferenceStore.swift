@@ -78,6 +78,8 @@ public final class PreferenceStore: Sendable {
         var pending: [String: StoredValue?] = [:]
         var flushScheduled = false
         var reloadScheduled = false
+        /// Reloads failed in a row; the next retry waits `reloadRetryDelays[reloadFailures - 1]`.
+        var reloadFailures = 0
         var observers = ObserverTable()
         /// Changes waiting to be delivered, in the order they happened.
         var deliveries: [Delivery] = []
