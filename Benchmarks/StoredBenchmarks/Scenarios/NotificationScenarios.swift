@@ -67,7 +67,12 @@ enum NotificationScenarios {
         else {
             throw BenchmarkError.unexpected("usage: --child notify-writer <kind> <directory> <count> <interval-ms>")
         }
-        let store = try kind.openStore(in: URL(fileURLWithPath: arguments[1], isDirectory: true))
+        try sendPings(from: try kind.openStore(in: URL(fileURLWithPath: arguments[1], isDirectory: true)), count, interval)
+    }
+
+    /// The writing side of a latency scenario: says "ready", and once told to go writes its send
+    /// time to ``ping`` and flushes, `count` times `interval` ms apart, then says "done".
+    static func sendPings(from store: PreferenceStore, _ count: Int, _ interval: UInt32) throws {
         ChildSide.say("ready")
         try ChildSide.waitForGo()
         for _ in 0..<count {

@@ -18,10 +18,10 @@ extension PostgresScenarios {
                 let count = context.scaled(full: 200, quick: 20)
                 let shared = namespace("notify")
                 let store = try PreferenceStore(.postgres(url: server.url, namespace: shared))
-                store[ping] = 0
+                store[NotificationScenarios.ping] = 0
                 try store.flush()
                 let log = NotificationScenarios.ArrivalLog()
-                let token = store.observe(ping) { change in
+                let token = store.observe(NotificationScenarios.ping) { change in
                     if change.origin == .external, change.newValue > 0 { log.record(sentAt: change.newValue) }
                 }
                 let writer = try ChildProcess([
@@ -67,14 +67,7 @@ extension PostgresScenarios {
             throw BenchmarkError.unexpected("usage: --child postgres-notify-writer <url> <namespace> <count> <interval-ms>")
         }
         let store = try PreferenceStore(.postgres(url: arguments[0], namespace: arguments[1]))
-        ChildSide.say("ready")
-        try ChildSide.waitForGo()
-        for _ in 0..<count {
-            store[ping] = Int(monotonicNanoseconds())
-            try store.flush()
-            usleep(interval * 1_000)
-        }
-        ChildSide.say("done")
+        try NotificationScenarios.sendPings(from: store, count, interval)
     }
 
     /// `--child postgres-raw-notify-writer <url> <count> <interval-ms>`: the same writes in raw libpq.

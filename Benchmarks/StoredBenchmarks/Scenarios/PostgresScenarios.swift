@@ -10,8 +10,6 @@ enum PostgresScenarios {
         [durableWrite, deferredWrite, storedRead, notificationLatency, openLargeNamespace, manyNamespaces]
     }
 
-    static let ping = StoredKey<Int>("ping", default: 0)
-
     /// Runs `body` with the server, or says why the scenario cannot run here.
     static func withServer(_ body: (BenchPostgresServer) throws -> ScenarioOutcome) throws -> ScenarioOutcome {
         let server: BenchPostgresServer
