@@ -11,19 +11,23 @@ demo: deps
 ## Run every test (unit, CLI, multi-process, PostgreSQL). XDG_CONFIG_HOME points at a throwaway
 ## directory, so a test that reaches PreferenceStore.standard never writes the real ~/.config.
 ## A throwaway PostgreSQL server runs for the tests and is stopped after them, also when they fail.
+## A run still going after TEST_DEADLINE seconds (a normal one takes 1-5 minutes) is a hang: it is
+## stopped with every thread's backtrace printed (Scripts/with-deadline.sh), not left to run on.
+TEST_DEADLINE ?= 1800
 test: deps
 	@config=$$(mktemp -d); pg=$$(mktemp -d); \
 		trap 'Scripts/postgres-test-server.sh stop "$$pg"; rm -rf "$$config"' EXIT; \
 		urls=$$(Scripts/postgres-test-server.sh start "$$pg") || exit 1; eval "$$urls"; \
 		export STOREDKIT_POSTGRES_URL STOREDKIT_POSTGRES_SOCKET_URL; \
 		echo "PostgreSQL test server: $$STOREDKIT_POSTGRES_URL"; \
-		echo "XDG_CONFIG_HOME=$$config $(SWIFT) test"; XDG_CONFIG_HOME="$$config" $(SWIFT) test
+		echo "XDG_CONFIG_HOME=$$config $(SWIFT) test"; \
+		XDG_CONFIG_HOME="$$config" Scripts/with-deadline.sh $(TEST_DEADLINE) $(SWIFT) test
 
 ## Run the full benchmark (about 5 minutes) or a smoke run (under a minute).
 bench: deps
 	$(SWIFT) run -c release stored-bench
 bench-quick: deps
-	$(SWIFT) run -c release stored-bench --quick
+	Scripts/with-deadline.sh 900 $(SWIFT) run -c release stored-bench --quick
 
 ## Reliability figures (RELIABILITY.md): every torture scenario at full size, PostgreSQL included
 ## (a throwaway server unless STOREDKIT_POSTGRES_URL names one), about 25 minutes.
