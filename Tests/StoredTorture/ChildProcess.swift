@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -46,6 +47,9 @@ final class ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, descriptors[1], 1)
+        // Nothing else: a descriptor of this process without close-on-exec (Foundation's socket that
+        // tells its parent this process ended, another child's pipe) would outlive us in the child.
+        SpawnActions.closeEverythingElse(&actions)
 
         let argv = ([Self.executablePath, "--child"] + arguments).map { strdup($0) } + [nil]
         var merged = ProcessInfo.processInfo.environment

@@ -29,6 +29,11 @@ final class PseudoTerminal {
         close(slave)
     }
 
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: CloseFrom.self)
+    }
+
     /// Starts `path` with the slave as its standard input, output and error.
     func spawn(_ path: String, arguments: [String], environment: [String]) throws(TerminalError) {
         var actions = posix_spawn_file_actions_t()
@@ -37,6 +42,9 @@ final class PseudoTerminal {
         for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
             posix_spawn_file_actions_adddup2(&actions, slave, target)
         }
+        // Only the terminal: an inherited pipe or socket would stay open as long as the child runs.
+        // (glibc's addclosefrom_np; Swift's Glibc module leaves `_GNU_SOURCE` functions out.)
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, STDERR_FILENO + 1) }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

@@ -202,6 +202,9 @@ final class DemoTerminal {
         posix_spawn_file_actions_adddup2(&actions, slave, STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, screenSlave, STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, slave, STDERR_FILENO)
+        // Nothing else of the test process: a demo holding another test's pipe or Foundation's
+        // child-exit socket would keep that test waiting for as long as the demo runs.
+        SpawnActions.closeEverythingElse(&actions)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
