@@ -23,7 +23,7 @@ final class HelperProcess: Sendable {
                 output.append(data)
             }
         }
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         // Our copy of the pipe's write end would keep it open after the child exits: no EOF.
         try pipe.fileHandleForWriting.close()
     }
@@ -59,7 +59,8 @@ final class HelperProcess: Sendable {
     /// SIGKILL: no chance to flush, clean up or finish a write.
     func killHard() async {
         kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(2)) }
+        // Bounded: Foundation learns of the death through a socket a grandchild could still hold.
+        for _ in 0..<15_000 where process.isRunning { try? await Task.sleep(for: .milliseconds(2)) }
         await output.waitForEnd()  // every line the child wrote before dying counts as acknowledged
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 /// The PostgreSQL scenarios of `stored-torture` at small counts, against the test server
@@ -53,7 +54,7 @@ struct TortureThrowawayServerTests {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(said)")
@@ -64,7 +65,7 @@ struct TortureThrowawayServerTests {
         probe.arguments = ["-X", "-q", "-d", String(url), "-c", "SELECT 1"]
         probe.standardOutput = FileHandle.nullDevice
         probe.standardError = FileHandle.nullDevice
-        try probe.run()
+        try probe.run(killingAfter: Process.safetyNet)
         probe.waitUntilExit()
         #expect(probe.terminationStatus != 0, "the server at \(url) still runs")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 
 /// Scripts/silent-server-proxy.py between the stores and the test server: ``silence()`` makes the
 /// server look frozen (connections stay open, nothing is answered), ``speak()`` brings it back.
@@ -27,10 +28,10 @@ final class SilentServerProxy: @unchecked Sendable {  // one test drives it, fro
         process.arguments = [Self.script, String(match.2), String(match.3)]
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)  // SIGTERM: blocked in the test runner's children
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy said '\(line)'"])
         }
         self.url = "postgresql://\(match.1 ?? "")127.0.0.1:\(port)\(match.4)"
@@ -42,9 +43,13 @@ final class SilentServerProxy: @unchecked Sendable {  // one test drives it, fro
     /// Relays again, the held data first.
     func speak() throws { try command("speak") }
 
+    /// Closes the proxy's input, which ends it; kills it when it is still there after 10 s (a child
+    /// started meanwhile may hold a copy of that input open).
     func stop() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// Sends `line` and waits until the proxy says it is in force.

@@ -59,7 +59,7 @@ struct DumpRestoredStoreTests {
         let dump = Process()
         dump.executableURL = URL(fileURLWithPath: "/bin/sh")
         dump.arguments = ["-c", "sqlite3 \"$0\" .dump | sqlite3 \"$1\"", cli.path("prefs.sqlite"), cli.path("copy.sqlite")]
-        try dump.run()
+        try dump.run(killingAfter: Process.safetyNet)
         dump.waitUntilExit()
         let before = cli.bytes("copy.sqlite")
         for command in ["read", "check"] {

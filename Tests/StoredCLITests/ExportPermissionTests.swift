@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 /// Files the CLI creates are private like a store, whatever the umask; files planted where it
@@ -14,7 +15,7 @@ struct ExportPermissionTests {
         let errors = Pipe()
         shell.standardError = errors
         shell.standardOutput = FileHandle.nullDevice
-        try shell.run()
+        try shell.run(killingAfter: Process.safetyNet)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         shell.waitUntilExit()
         return Outcome(status: shell.terminationStatus, output: Data(), errorOutput: message)

@@ -57,7 +57,7 @@ struct StoredProcess {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = stdin
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         // Both pipes are drained at once, so a chatty process can never block on a full pipe.
         let errorData = SharedData()
         let group = DispatchGroup()

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 
 /// A started `stored watch`, its output read once it exits (or is killed by the safety net): what the
 /// watch tests of every store kind share.
@@ -18,13 +19,8 @@ final class StoredWatcher {
         process = try cli.makeProcess(["watch"] + arguments)
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
-        // A safety net only: a watcher that never sees its changes is stopped so the test fails instead of
-        // hanging. SIGKILL, because the test runner's children inherit a blocked SIGTERM.
-        let process = process
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
+        // A watcher that never sees its changes is stopped so the test fails instead of hanging.
+        try process.run(killingAfter: .seconds(60))
     }
 
     /// Reads stderr until `text` appears (or it ends); returns what was read.

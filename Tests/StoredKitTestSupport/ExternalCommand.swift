@@ -24,7 +24,7 @@ public enum ExternalCommand {
         process.standardOutput = output
         let inputPipe = input.map { _ in Pipe() }
         if let inputPipe { process.standardInput = inputPipe }
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         if let input, let inputPipe {
             inputPipe.fileHandleForWriting.write(input)
             try inputPipe.fileHandleForWriting.close()

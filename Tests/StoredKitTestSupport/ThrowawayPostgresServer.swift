@@ -86,7 +86,7 @@ public final class ThrowawayPostgresServer: Sendable {
         let handle = try FileHandle(forWritingTo: outputFile)
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         process.waitUntilExit()
         let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
         guard process.terminationStatus == 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 @testable import StoredKit
@@ -91,7 +92,7 @@ struct PlistFoundationCompatibilityTests {
                 let output = Pipe()
                 process.standardOutput = output
                 process.standardError = output
-                try process.run()
+                try process.run(killingAfter: Process.safetyNet)
                 let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0, "plutil -lint on \(format): \(text)")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import StoredKitTestSupport
 import Testing
 
 /// `stored-demo watch` in a pipeline: what a script reads as the sidebar changes elsewhere.
@@ -21,8 +22,8 @@ struct DemoWatchCommandTests {
         let pipe = Pipe()
         watch.standardOutput = pipe
         watch.standardInput = FileHandle.nullDevice
-        try watch.run()
-        defer { if watch.isRunning { watch.terminate() } }
+        // Killed if it never sees the change it waits for, so the test fails instead of hanging.
+        try watch.run(killingAfter: .seconds(120))
         var output = ""
         let descriptor = pipe.fileHandleForReading.fileDescriptor
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import StoredKit
+import StoredKitTestSupport
 import TabKit
 import Testing
 
@@ -231,7 +232,7 @@ struct InteractiveDemoTests {
         shell.executableURL = try DemoTerminal.demoExecutable()
         shell.arguments = ["--store", storePath, "hide", "reports"]
         shell.standardOutput = FileHandle.nullDevice
-        try shell.run()
+        try shell.run(killingAfter: Process.safetyNet)
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
         #expect(first.waitForScreen { _ in first.shows("[ ] Reports") && first.shows("From another process: Reports hidden.") })

@@ -33,7 +33,7 @@ struct StoredTool {
         defer { try? FileManager.default.removeItem(at: errorFile) }
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try errors.close()

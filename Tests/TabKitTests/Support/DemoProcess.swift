@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 
 /// Runs the built `stored-demo` without a terminal, as a script would.
 ///
@@ -13,7 +14,7 @@ enum DemoProcess {
         process.executableURL = try DemoTerminal.demoExecutable().deletingLastPathComponent().appending(path: "stored")
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -30,7 +31,7 @@ enum DemoProcess {
         process.standardOutput = output
         process.standardError = error
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.run(killingAfter: Process.safetyNet)
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
