@@ -38,7 +38,7 @@ struct PostgresRestartTests {
 
     /// Flushes until the server takes the pending writes (it may still be recovering).
     private func flushEventually(_ store: PreferenceStore) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if (try? store.flush()) != nil { return true }
             try? await Task.sleep(for: .milliseconds(20))

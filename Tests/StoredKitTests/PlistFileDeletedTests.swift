@@ -161,7 +161,7 @@ final class DiskFullBackend: Backend {
 
 extension Recorder where Element == Change {
     /// Waits (polling, up to `timeout`) until the recorded changes satisfy `condition`.
-    func wait(timeout: Duration = .seconds(15), until condition: ([Change]) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(60), until condition: ([Change]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(values) { return true }

@@ -36,8 +36,13 @@ enum CorruptionChecks {
         }
     }
 
+    /// Writes through a backend released right here, not through a store: a released store can
+    /// live on for a moment in a reload running on another thread, and its late close (SQLite
+    /// checkpointing its WAL into the file) would undo the damage that follows.
     private static func seed(_ subject: any ConformanceSubject) throws {
-        let store = try subject.openStore(durability: .immediate)
-        for index in 0..<20 { store.set("value \(index)", forKey: "key \(index)") }
+        let backend = try subject.openBackend()
+        _ = try backend.load()
+        let values = Dictionary(uniqueKeysWithValues: (0..<20).map { ("key \($0)", StoredValue?.some(.string("value \($0)"))) })
+        _ = try backend.commit(BackendChanges(values: values, durability: .immediate))
     }
 }

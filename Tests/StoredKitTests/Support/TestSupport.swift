@@ -21,7 +21,7 @@ final class Recorder<Element: Sendable>: Sendable {
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
 
     /// Waits (polling, up to `timeout`) until `count` elements arrived; returns whether they did.
-    func wait(forCount count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    func wait(forCount count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if values.count >= count { return true }
@@ -32,7 +32,7 @@ final class Recorder<Element: Sendable>: Sendable {
 }
 
 /// Polls `condition` until it holds or `timeout` seconds pass; returns whether it held.
-func waitUntil(timeout: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
+func waitUntil(timeout: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + .seconds(timeout)
     while ContinuousClock.now < deadline {
         if try condition() { return true }
