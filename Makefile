@@ -51,7 +51,7 @@ docs-preview: docs
 	@echo "Serving .build/docs at http://127.0.0.1:$(DOCS_PORT)/ (Ctrl-C stops it)"
 	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 docs-check: docs docs-deps
-	Scripts/docs-check.py .build/docs
+	Scripts/with-deadline.sh 900 Scripts/docs-check.py .build/docs
 
 ## Check formatting.
 lint:

@@ -57,7 +57,8 @@ class WebSocket:
         assert url.startswith("ws://"), url
         host_port, _, path = url[len("ws://") :].partition("/")
         host, _, port = host_port.partition(":")
-        self.sock = socket.create_connection((host, int(port)))
+        # A browser that stops answering fails the check instead of hanging it.
+        self.sock = socket.create_connection((host, int(port)), timeout=RENDER_LIMIT)
         key = base64.b64encode(os.urandom(16)).decode()
         request = (
             f"GET /{path} HTTP/1.1\r\nHost: {host_port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -194,7 +195,7 @@ def start_browser(profile: str) -> tuple[subprocess.Popen, int]:
 
 
 def page_target(port: int) -> str:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as response:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=RENDER_LIMIT) as response:
         targets = json.load(response)
     return next(target["webSocketDebuggerUrl"] for target in targets if target["type"] == "page")
 
@@ -300,7 +301,11 @@ def main() -> int:
                 failures += bool(check_page(tools, base, name, path, title, shots))
         finally:
             browser.terminate()
-            browser.wait()
+            try:
+                browser.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                browser.kill()
+                browser.wait()
             server.shutdown()
     if failures:
         print(f"docs-check: {failures} of {len(PAGES)} pages failed", file=sys.stderr)
