@@ -5,7 +5,7 @@ import Testing
 
 // The examples of "Choosing a store" (Sources/StoredKit/StoredKit.docc/ChoosingAStore.md).
 
-@Suite("Choosing a store")
+@Suite("Choosing a store", .awaitsChanges)
 struct ChoosingAStoreExamples {
     @Test func everyFileStoreOpensTheSameWay() throws {
         let directory = try TemporaryDirectory()

@@ -23,7 +23,7 @@ struct AccountSettings {
     }
 }
 
-@Suite("Getting started")
+@Suite("Getting started", .awaitsChanges)
 struct GettingStartedExamples {
     @Test func settingsReadDefaultsAndWrite() {
         PreferenceStore.withStandard(.inMemory()) {

@@ -30,7 +30,7 @@ func exampleMigrations(suite: String) -> [Migration] {
     ]
 }
 
-@Suite("Migrations")
+@Suite("Migrations", .awaitsChanges)
 struct MigrationsExamples {
     /// What an app kept in UserDefaults before it moved to StoredKit.
     func writeUserDefaultsFile(in directory: TemporaryDirectory) throws -> String {

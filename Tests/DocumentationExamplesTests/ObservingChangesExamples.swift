@@ -24,7 +24,7 @@ final class PlayerModel {
     }
 }
 
-@Suite("Observing changes")
+@Suite("Observing changes", .awaitsChanges)
 struct ObservingChangesExamples {
     @Test func aTokenObservesATypedKey() {
         let store = PreferenceStore.inMemory()

@@ -16,7 +16,7 @@ struct VolumeControl {
     func louder() { store[.volume] = min(1, store[.volume] + 0.1) }
 }
 
-@Suite("Testing with StoredKit")
+@Suite("Testing with StoredKit", .awaitsChanges)
 struct TestingWithStoredKitExamples {
     @Test func countsLaunches() {
         PreferenceStore.withStandard(.inMemory()) {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import StoredKit
 
-@Suite("Change notifications")
+@Suite("Change notifications", .awaitsChanges)
 struct NotificationTests {
     @Test func observerSeesChangesInOrderWithOriginAndNoDuplicates() {
         let store = PreferenceStore.inMemory()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import StoredKit
 
-@Suite("PreferenceStore: reading and writing")
+@Suite("PreferenceStore: reading and writing", .awaitsChanges)
 struct PreferenceStoreTests {
     @Test func setReadRemove() {
         let store = PreferenceStore.inMemory()

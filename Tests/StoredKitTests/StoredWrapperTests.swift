@@ -50,7 +50,7 @@ actor Counter {
     func increment() { total += 1 }
 }
 
-@Suite("@Stored")
+@Suite("@Stored", .awaitsChanges)
 struct StoredWrapperTests {
     @Test func readsDefaultsThenStoredValues() {
         let store = PreferenceStore.inMemory()

@@ -55,3 +55,10 @@ extension StoredKeys {
     static let theme = StoredKey<Theme>("theme", default: .dark)
     static let nickname = StoredKey<String?>("nickname")
 }
+
+extension Trait where Self == TimeLimitTrait {
+    /// For suites that await a change with no deadline of their own (`await iterator.next()`): a
+    /// change that never comes cancels the test after 5 minutes, which ends the wait, instead of
+    /// hanging the whole run.
+    static var awaitsChanges: Self { .timeLimit(.minutes(5)) }
+}
