@@ -11,7 +11,9 @@ import Testing
 private let serverURL = ProcessInfo.processInfo.environment["STOREDKIT_POSTGRES_URL"]
 private let serverExpected = serverURL != nil || ProcessInfo.processInfo.environment["CI"] == "true"
 
-@Suite("Sharing preferences across machines", .enabled(if: serverExpected, "No PostgreSQL test server: run `make test`"), .awaitsChanges)
+@Suite(
+    "Sharing preferences across machines", .enabled(if: serverExpected, "No PostgreSQL test server: run `make test`"),
+    .awaitsChanges)
 struct SharingAcrossMachinesExamples {
     func url() throws -> String {
         try #require(serverURL, "CI=true but STOREDKIT_POSTGRES_URL is not set: run the tests with `make test`")
