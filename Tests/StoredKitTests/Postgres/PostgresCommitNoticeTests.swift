@@ -21,6 +21,14 @@ struct PostgresCommitNoticeTests {
         for (key, value) in changes.values { #expect(read.values[key] == .some(value), "\(key)") }
     }
 
+    @Test func aLoneKeyThatLooksLikeATagReadsBack() throws {
+        let changes = BackendChanges(values: ["$date": .string("not a date")])
+        let tail = try #require(PostgresCommitNotice.tail(for: changes, namespace: "n"))
+        let read = try #require(PostgresCommitNotice.parse("v2 2 1 " + tail)?.notice.changes())
+        #expect(read.values["$date"] == .some(.string("not a date")))
+        #expect(read.values.count == 1)
+    }
+
     @Test func theOlderFormAndAnythingUnknownAreNotNotices() {
         #expect(PostgresCommitNotice.parse("8 user:42") == nil)
         #expect(PostgresCommitNotice.parse("v3 8 7 7 user:42{}") == nil)
@@ -41,6 +49,8 @@ struct PostgresCommitNoticeTests {
         #expect(PostgresCommitNotice.tail(for: large, namespace: "n") == nil)
         let manyKeys = BackendChanges(values: Dictionary(uniqueKeysWithValues: (0..<2_000).map { ("key\($0)", .some(.int(1))) }))
         #expect(PostgresCommitNotice.tail(for: manyKeys, namespace: "n") == nil)
+        let nested = StoredValue.array((0..<5_000).map { _ in .array([.data(Data(count: 10))]) })
+        #expect(PostgresCommitNotice.tail(for: BackendChanges(values: ["nested": nested]), namespace: "n") == nil)
         #expect(PostgresCommitNotice.tail(for: BackendChanges(values: ["a": .int(1)], schemaVersion: 2), namespace: "n") == nil)
         let fits = BackendChanges(values: ["a": .string(String(repeating: "x", count: 6_000))])
         let tail = PostgresCommitNotice.tail(for: fits, namespace: String(repeating: "n", count: 800))

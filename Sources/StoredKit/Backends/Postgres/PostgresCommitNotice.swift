@@ -42,10 +42,14 @@ struct PostgresCommitNotice: Sendable, Equatable {
     /// version change, which the catch-up read carries).
     static func tail(for changes: BackendChanges, namespace: String) -> String? {
         guard changes.schemaVersion == nil, !changes.values.isEmpty else { return nil }
-        // A cheap bound first: every value is at least as large as its key in the payload.
+        // A bound first, which stops as soon as it passes the budget: a large batch (an import,
+        // a big value) is not encoded only to be thrown away.
         var estimate = namespace.utf8.count
-        for key in changes.values.keys { estimate += key.utf8.count + 4 }
-        guard estimate < tailBudget else { return nil }
+        for (key, value) in changes.values {
+            estimate += key.utf8.count + 4
+            if let value { estimate += minimumSize(of: value, within: tailBudget - estimate) }
+            guard estimate <= tailBudget else { return nil }
+        }
         var set: [String: StoredValue] = [:]
         var removed: [StoredValue] = []
         for (key, value) in changes.values {
@@ -59,6 +63,26 @@ struct PostgresCommitNotice: Sendable, Equatable {
         }
         let tail = "\(namespace.utf8.count) \(namespace)" + StoredValueJSON.encode(.dictionary(wrapper))
         return tail.utf8.count <= tailBudget ? tail : nil
+    }
+
+    /// At most `limit` and at most the length of `value`'s JSON text: its strings, data and
+    /// elements counted until `limit` is passed.
+    private static func minimumSize(of value: StoredValue, within limit: Int) -> Int {
+        switch value {
+        case .string(let text): return text.utf8.count + 2
+        case .data(let data): return data.count * 4 / 3
+        case .array(let elements):
+            var size = 2
+            for element in elements where size <= limit { size += 1 + minimumSize(of: element, within: limit - size) }
+            return size
+        case .dictionary(let members):
+            var size = 2
+            for (key, member) in members where size <= limit {
+                size += key.utf8.count + 4 + minimumSize(of: member, within: limit - size)
+            }
+            return size
+        case .bool, .int, .uint, .double, .date: return 1
+        }
     }
 
     /// Reads a `v2` payload's header: the namespace and the notice, or nil when `payload` is not
