@@ -85,7 +85,10 @@ extension PostgresBackend {
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
             (key: key, columns: try value.map { try PostgresValueColumns.columns(for: $0, key: key) })
         }
-        let bumped = try connection.query(PostgresSchema.bumpRevision, [namespace, changes.schemaVersion.map(String.init)])
+        // The notice is built from the same `changes` the rows below are, and sent only if this commits.
+        let tail = PostgresCommitNotice.tail(for: changes, namespace: namespace)
+        let bumped = try connection.query(
+            PostgresSchema.bumpRevision, [namespace, changes.schemaVersion.map(String.init), tail])
         guard let text = bumped.first?.first ?? nil, let revision = Int64(text) else {
             throw StoreError.postgres(
                 server: (try? PostgresAddress(url))?.description ?? location, code: "XX000",
@@ -122,6 +125,8 @@ extension PostgresBackend {
     /// it, or a later one's). Returns it then, nil otherwise, as ``commit(_:)`` does.
     func commitAlone(key: String, value: StoredValue, _ state: inout State) throws -> BackendSnapshot? {
         let (type, columns) = try PostgresValueColumns.columns(for: value, key: key)
+        // The row's columns and the notice both come from `value`, bound to one statement.
+        let tail = PostgresCommitNotice.tail(for: BackendChanges(values: [key: value]), namespace: namespace)
         let previous = state.revision
         let server = try server(&state)
         let revision = try withOwnCommit {
@@ -131,7 +136,7 @@ extension PostgresBackend {
                 // ours gets a later one, the read below catches theirs up, and our NOTIFY may
                 // signal the watcher once (a reload that finds nothing new).
                 ownCommit.store(previous + 1, ordering: .releasing)
-                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, key, type] + columns).first
+                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, key, type] + columns + [tail]).first
                 guard let text = row?.first ?? nil, let revision = Int64(text) else {
                     throw StoreError.postgres(
                         server: server.address.description, code: "XX000", message: "the namespace row returned no revision")

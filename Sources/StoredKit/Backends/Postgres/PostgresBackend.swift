@@ -2,8 +2,9 @@ import Synchronization
 
 /// Preferences in a PostgreSQL server (15 or newer), one namespace per store, shared by every
 /// process on every machine that opens the same namespace: each write transaction bumps the
-/// namespace's revision and sends one `NOTIFY`, and every process's listener hands the revision
-/// to its stores, which read only the rows above the revision they have.
+/// namespace's revision and notifies, and every process's listener hands the revision to its
+/// stores, which read only the rows above the revision they have, or apply the changes the
+/// notification carries when it follows their revision (``PostgresCommitNotice``).
 ///
 /// The stores of one process on one server share its connections (see <doc:SharingPreferencesAcrossMachines>).
 /// Namespaces and keys are always bound parameters; the password never appears in
@@ -45,11 +46,17 @@ public final class PostgresBackend: Backend {
     /// The revision of this backend's commit in flight: its `NOTIFY` can reach the listener
     /// before the commit returns and `seenRevision` records it, and must not read as news.
     let ownCommit = Atomic<Int64>(0)
+    /// What the listener heard since the last ``load()`` took it: the commits' changes that came
+    /// in their notifications, so a load that is current applies them without a read.
+    let heardSinceLoad = Mutex(HeardCommits())
+    /// How many times this backend read from the server to catch up (not the first read): what
+    /// tests count to see that a change carried by its notification needed none.
+    let catchUpReads = Atomic<Int>(0)
 
     /// The engine's handlers, apart from `state` for the same reason: the listener thread calls them.
-    private let handlers = Mutex<Handlers>(Handlers())
+    let handlers = Mutex<Handlers>(Handlers())
 
-    private struct Handlers {
+    struct Handlers {
         var onChange: (@Sendable () -> Void)?
         var onSignal: (@Sendable (BackendSignal) -> Void)?
         /// The newest revision heard while nobody watched yet (subscribed by a read, not watching
@@ -106,7 +113,8 @@ public final class PostgresBackend: Backend {
 
     // MARK: Backend
 
-    /// Reads the namespace: everything at first, then only the rows above the last revision seen.
+    /// Reads the namespace: everything at first, then only the rows above the last revision seen;
+    /// when the listener heard every commit since then with its changes, it applies those instead.
     ///
     /// ```swift
     /// try backend.load().values  //=> ["volume": .double(0.8)]
@@ -115,6 +123,8 @@ public final class PostgresBackend: Backend {
         try state.withLock { state in
             let server = try server(&state)
             subscribeBeforeReading(&state, server)
+            if applyHeardCommits(&state) { return takeSnapshot(&state) }
+            if state.cached != nil { catchUpReads.add(1, ordering: .relaxed) }
             // One statement, so one snapshot of the server without a transaction around it.
             try server.withReading(timeout: timeout, notices: relay) { connection in
                 _ = try refresh(&state, connection)
@@ -308,37 +318,6 @@ public final class PostgresBackend: Backend {
             self?.heard(signal)
         }
         state.subscribedBeforeRead = epoch
-    }
-
-    /// Calls the watcher about `revision` (`Int64.max`: anything may have changed), or keeps it
-    /// for ``startWatching(_:)`` when none is set yet.
-    func changed(_ revision: Int64) {
-        let onChange = handlers.withLock { handlers in
-            if handlers.onChange == nil { handlers.missed = max(handlers.missed, revision) }
-            return handlers.onChange
-        }
-        onChange?()
-    }
-
-    /// What the listener tells this namespace. Called on its thread: the handlers only schedule work.
-    private func heard(_ signal: PostgresListener.Signal) {
-        let onSignal = handlers.withLock { $0.onSignal }
-        let server = { (try? PostgresAddress(self.url))?.description ?? self.location }
-        switch signal {
-        case .committed(let revision):
-            if revision > seenRevision.load(ordering: .acquiring), revision != ownCommit.load(ordering: .acquiring) {
-                changed(revision)
-            }
-        case .live(let afterOutage):
-            // NOTIFY is lost while disconnected: anything may have changed.
-            changed(.max)
-            if afterOutage {
-                onSignal?(.event(.connectionRestored(server: server())))
-                onSignal?(.retryPending)
-            }
-        case .lost(let reason):
-            onSignal?(.event(.connectionLost(server: server(), reason: reason)))
-        }
     }
 
     /// Passes what the server said while running this namespace's commands to the store's events.

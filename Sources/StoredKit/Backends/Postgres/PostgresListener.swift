@@ -19,8 +19,11 @@ import Synchronization
 final class PostgresListener: Sendable {
     /// What the listener thread tells a namespace's handlers.
     enum Signal: Sendable {
-        /// Someone committed `revision` to the namespace.
+        /// Someone committed `revision` to the namespace (a `<revision> <namespace>` payload).
         case committed(Int64)
+        /// Someone committed the changes `notice` carries to the namespace; its
+        /// ``committed(_:)`` twin follows.
+        case changes(PostgresCommitNotice)
         /// LISTENing (again): anything may have changed since the handler last looked. After a
         /// lost connection `afterOutage` is true: pending writes may be retried.
         case live(afterOutage: Bool)
@@ -216,9 +219,15 @@ final class PostgresListener: Sendable {
         return "\(error)"
     }
 
-    /// Payloads are `<revision> <namespace>`.
+    /// Payloads are `<revision> <namespace>`, or a commit's changes (``PostgresCommitNotice``).
+    /// Anything else is skipped: every commit also sends the first form.
     private func deliver(_ notifications: [(channel: String, payload: String)]) {
         for notification in notifications where notification.channel == PostgresSchema.channel {
+            if let (namespace, notice) = PostgresCommitNotice.parse(notification.payload) {
+                let handlers = state.withLock { $0.handlers[namespace].map { Array($0.values) } ?? [] }
+                for handler in handlers { handler(.changes(notice)) }
+                continue
+            }
             guard let space = notification.payload.firstIndex(of: " "),
                 let revision = Int64(notification.payload[..<space])
             else { continue }

@@ -10,8 +10,9 @@
 ///   retention period are pruned; `pruned_revision` records the newest pruned, and a store
 ///   whose revision is below it reads the namespace whole.
 ///
-/// Every write notifies channel `storedkit` with payload `<revision> <namespace>` once, at commit;
-/// a trigger does the same for hand edits (see ``handEditTrigger``).
+/// Every write notifies channel `storedkit` at commit with payload `<revision> <namespace>`, after
+/// one that carries its changes when they fit (``PostgresCommitNotice``); a trigger sends the
+/// first for hand edits (see ``handEditTrigger``), which listeners then read.
 /// Everything is created on first open under `pg_advisory_xact_lock`, so processes opening a
 /// fresh database together all succeed; columns added since the first layout are added then too. Namespaces and keys are always bound parameters.
 ///
@@ -153,29 +154,43 @@ enum PostgresSchema {
     /// `$1` namespace: waits for and holds the namespace row until the transaction ends.
     static let lockNamespace = "SELECT revision, schema_version FROM storedkit_namespaces WHERE namespace = $1 FOR UPDATE"
 
-    /// `$1` namespace, `$2` new schema version or NULL: the next revision, taking the row lock, so
+    /// `$1` namespace, `$2` new schema version or NULL, `$3` the changes' notice tail or NULL
+    /// (``PostgresCommitNotice/tail(for:namespace:)``): the next revision, taking the row lock, so
     /// a second writer waits for the first and revision order is commit order. It also marks the
     /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips, and
-    /// queues the transaction's one notification, `<revision> <namespace>` on ``channel``: the
-    /// server sends it at commit only, so it costs no round trip of its own.
+    /// queues the transaction's notifications (``notify(tail:)``): the server sends them at commit
+    /// only, so they cost no round trip of their own.
     static let bumpRevision = """
         INSERT INTO storedkit_namespaces AS n (namespace, revision, schema_version) VALUES ($1, 1, coalesce($2::bigint, 0))
             ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1, schema_version = coalesce($2::bigint, n.schema_version)
-            RETURNING revision, set_config('storedkit.writer', 'on', true), pg_notify('\(channel)', revision::text || ' ' || $1)
+            RETURNING revision, set_config('storedkit.writer', 'on', true), \(notify(tail: "$3"))
         """
+
+    /// The notifications of a commit whose revision is `revision` (as the bump returns it), in the
+    /// order ``PostgresCommitNotice`` describes: the changes first when `tail` (a text parameter)
+    /// is not NULL, then `<revision> <namespace>` (`$1`), which every version reads. A bump sets
+    /// the revision to one more than before, so the previous revision is `revision - 1`.
+    private static func notify(tail: String) -> String {
+        """
+        (CASE WHEN \(tail)::text IS NOT NULL THEN pg_notify('\(channel)',
+                '\(PostgresCommitNotice.prefix)' || revision::text || ' ' || (revision - 1)::text || ' ' || \(tail)::text) END),
+                pg_notify('\(channel)', revision::text || ' ' || $1)
+        """
+    }
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
 
-    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns: a write of one key
-    /// (the common flush) as one statement that commits on its own, one round trip instead of
-    /// four (`BEGIN`, ``bumpRevision``, ``upsert``, `COMMIT`). The bump runs first (the upsert
-    /// reads its revision), so the row lock orders it after every other writer as before, marks
-    /// the transaction as the store's own and queues the notification. Returns the revision.
+    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns, `$12` the notice tail
+    /// or NULL: a write of one key (the common flush) as one statement that commits on its own,
+    /// one round trip instead of four (`BEGIN`, ``bumpRevision``, ``upsert``, `COMMIT`). The bump
+    /// runs first (the upsert reads its revision), so the row lock orders it after every other
+    /// writer as before, marks the transaction as the store's own and queues the notifications,
+    /// whose changes come from the same parameters as the row. Returns the revision.
     static let upsertAlone = """
         WITH bumped AS (
             INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES ($1, 1)
                 ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
-                RETURNING revision, set_config('storedkit.writer', 'on', true), pg_notify('\(channel)', revision::text || ' ' || $1)
+                RETURNING revision, set_config('storedkit.writer', 'on', true), \(notify(tail: "$12"))
         ), written AS (
             INSERT INTO storedkit_preferences (namespace, key, type, \(valueColumns), updated_at, revision)
                 SELECT $1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
