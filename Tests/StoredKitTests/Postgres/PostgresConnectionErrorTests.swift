@@ -23,7 +23,9 @@ struct PostgresConnectionErrorTests {
             return
         }
         #expect(server == "postgresql://app@127.0.0.1:1/prefs")
-        #expect(code == "08001")
+        // 08001 (could not connect), or 08006 when the other case, on the same server, already
+        // found it down: the process's stores of one server share what they know of an outage.
+        #expect(code == "08001" || code == "08006", "\(error)")
         #expect(!error.description.contains(Self.password))
         #expect(error.description.contains("Check that the server is running"))
     }
