@@ -4,10 +4,20 @@ extension EncodingSession {
     /// Appends to the open frame's entries; `encodeNil` writes a removal, `encodeIfPresent` of
     /// `nil` writes nothing.
     ///
-    /// Its only stored property is the session: `KeyedEncodingContainer` copies the container
-    /// out of its box on every call, and the session hands the same container out again.
+    /// `KeyedEncodingContainer` copies the container out of its box on every call, and the
+    /// session hands the same container out again, so it holds as little as it can.
+    ///
+    /// A pooled session's containers refer to it without holding it (`owner` is `nil`): the
+    /// session owns them, and the pool reuses a session only when it and each container are held
+    /// by nobody else, which it can only tell if the containers do not hold the session. A kept
+    /// container found then makes the pool keep that session alive for good (see
+    /// ``EncodingSessionPool``), so `session` never dangles. Every other session's containers
+    /// hold it (`owner`), as they always did. Not holding it also saves a retain and a release
+    /// on each call.
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-        let session: EncodingSession
+        unowned(unsafe) let session: EncodingSession
+        /// The session itself, held, unless it is pooled.
+        let owner: EncodingSession?
 
         var codingPath: [any CodingKey] { session.codingPath }
 
