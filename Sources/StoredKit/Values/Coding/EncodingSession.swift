@@ -231,7 +231,7 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
         guard let registry else { return .dictionary(dictionary(of: range)) }
         let shapes = keyedContainers[registry].shapes
         for shape in shapes where shape.matches(entries, in: range) {
-            return .dictionary(shape.take(from: &entries))
+            return .dictionary(shape.take(from: &entries, in: range))
         }
         let dictionary = dictionary(of: range)
         if dictionary.count == range.count, shapes.count < DictionaryShape.maximumPerKeyType,
