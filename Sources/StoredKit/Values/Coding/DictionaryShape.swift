@@ -10,7 +10,9 @@ import Synchronization
 /// across changes of values, so each value goes straight to its bucket.
 ///
 /// ```swift
-/// var entries = [Entry(key: "id", value: .int(1)), Entry(key: "name", value: .string("a"))]
+/// var entries = EncodingEntryBuffer()
+/// entries.append(Entry(key: "id", value: .int(1)))
+/// entries.append(Entry(key: "name", value: .string("a")))
 /// let shape = DictionaryShape(keys: ["id", "name"])
 /// if let shape, shape.matches(entries, in: 0..<2) { shape.take(from: &entries, in: 0..<2) }
 /// //=> ["id": .int(1), "name": .string("a")], and both entries' values are nil
@@ -52,7 +54,7 @@ final class DictionaryShape: Sendable {
     /// Whether `entries[range]` are exactly this shape's keys in its order, each with a value (a
     /// `nil` value is a removal, which only the key-by-key path handles).
     @inline(__always)
-    func matches(_ entries: borrowing [EncodingSession.Entry], in range: Range<Int>) -> Bool {
+    func matches(_ entries: borrowing EncodingEntryBuffer, in range: Range<Int>) -> Bool {
         guard range.count == keys.count else { return false }
         var offset = 0
         for index in range {
@@ -67,13 +69,11 @@ final class DictionaryShape: Sendable {
     /// out (each entry is left with `nil`), not copied: the caller's frame removes the entries
     /// when it closes, and one move per value costs less than a copy and a destruction.
     @inline(__always)
-    func take(from entries: inout [EncodingSession.Entry], in range: Range<Int>) -> [String: StoredValue] {
+    func take(from entries: inout EncodingEntryBuffer, in range: Range<Int>) -> [String: StoredValue] {
         var dictionary = template
-        entries.withUnsafeMutableBufferPointer { entries in
-            for (offset, index) in range.enumerated() {
-                if let value = entries[index].value.take() {
-                    dictionary.values[slots[offset]] = value
-                }
+        for (offset, index) in range.enumerated() {
+            if let value = entries[index].value.take() {
+                dictionary.values[slots[offset]] = value
             }
         }
         return dictionary

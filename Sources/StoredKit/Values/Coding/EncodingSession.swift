@@ -56,7 +56,7 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     /// How many values are above the session's own root (`rootPath.count`).
     private let rootDepth: Int
     /// The keyed writes of every open frame, innermost last; the open frame's start at `entriesBase`.
-    @exclusivity(unchecked) var entries: [Entry] = []
+    @exclusivity(unchecked) var entries = EncodingEntryBuffer()
     /// The unkeyed writes of every open frame; the open frame's start at `elementsBase`.
     @exclusivity(unchecked) var elements: [StoredValue] = []
     /// The nested sessions of every open frame; the open frame's start at `pendingBase`.
@@ -200,7 +200,7 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     private func closeFrame() {
         // One `removeLast()` at a time: removing a range goes through the general replacement
         // of a subrange, which cost a twentieth of encoding time for the four entries of a struct.
-        while entries.count > entriesBase { entries.removeLast() }
+        entries.removeAll(from: entriesBase)
         while elements.count > elementsBase { elements.removeLast() }
         while pending.count > pendingBase { pending.removeLast() }
     }
@@ -235,8 +235,8 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
         }
         let dictionary = dictionary(of: range)
         if dictionary.count == range.count, shapes.count < DictionaryShape.maximumPerKeyType,
-            entries[range].allSatisfy({ $0.value != nil }),
-            let shape = DictionaryShape(keys: entries[range].map(\.key))
+            range.allSatisfy({ entries[$0].value != nil }),
+            let shape = DictionaryShape(keys: range.map { entries[$0].key })
         {
             keyedContainers[registry].shapes.append(shape)
             keyedContainers[registry].learntShapes += 1

@@ -140,7 +140,7 @@ extension EncodingSession {
         else { return false }
         frame = .empty
         facts = .nothingWritten
-        entries.removeAll(keepingCapacity: true)
+        entries.removeAll(from: 0)
         elements.removeAll(keepingCapacity: true)
         pending.removeAll(keepingCapacity: true)
         entriesBase = 0
