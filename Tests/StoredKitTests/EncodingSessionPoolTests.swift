@@ -96,6 +96,21 @@ struct EncodingSessionPoolTests {
         try stash.single?.encode("after")
     }
 
+    @Test func aKeptEncoderUsedAgainIsReleasedWithItsHolder() throws {
+        let pool = EncodingSessionPool()
+        weak var weakSession: AnyObject?
+        do {
+            let stash = Stash()
+            _ = try EncodingSession.encodeWithFacts(Leaky(stash: stash, keep: .encoder), pool: pool)
+            let kept = try #require(stash.encoder)
+            weakSession = kept as AnyObject
+            // A container made now holds the session; the session must not keep it (a cycle).
+            var container = kept.container(keyedBy: Keys.self)
+            try container.encode("late", forKey: .junk)
+        }
+        #expect(weakSession == nil)
+    }
+
     /// Keeps its encoder weakly or unowned: references `isKnownUniquelyReferenced` does not count.
     struct QuietKeeper: Encodable {
         final class Holder: @unchecked Sendable {

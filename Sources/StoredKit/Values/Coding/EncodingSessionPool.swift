@@ -116,10 +116,11 @@ final class EncodingSessionPool: Sendable {
 
 extension EncodingSession {
     /// Makes the session one that is never pooled, when something kept it but none of its boxes:
-    /// the boxes (which do not hold it) are dropped, and any container made from now on holds it.
+    /// the boxes (which do not hold it) are dropped, and any container made from now on holds it
+    /// and is not kept by it (``end()``), so a kept encoder used again makes no reference cycle.
     func stopPooling() {
         isPoolable = false
-        keyedContainers = []
+        end()
     }
 
     /// Whether the session is the only holder of every container box it keeps.
