@@ -9,12 +9,22 @@ extension Backend {
     /// not walked for it again, and one it wrote no date into is checked by a
     /// ``DateValidatingBackend`` for its key alone.
     func admit(_ value: StoredValue, forKey key: String, facts: EncodingFacts = .unknown) throws(StoreError) {
+        let dateValidating = !facts.mayHoldDates && value.isContainer ? self as? any DateValidatingBackend : nil
+        try admit(value, forKey: key, facts: facts, dateValidating: dateValidating)
+    }
+
+    /// ``admit(_:forKey:facts:)`` with the answer to `self as? any DateValidatingBackend` already
+    /// known: a store asks once when it opens, as that cast's failing conformance lookup (on
+    /// every store but a plist one) cost a few hundred instructions on every Codable `set`.
+    func admit(
+        _ value: StoredValue, forKey key: String, facts: EncodingFacts, dateValidating: (any DateValidatingBackend)?
+    ) throws(StoreError) {
         // A scalar cannot be too deep, and most backends accept every value: the common write costs a switch.
         if !facts.nestingChecked, value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
             throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)
         }
         do {
-            if !facts.mayHoldDates, value.isContainer, let dateValidating = self as? any DateValidatingBackend {
+            if !facts.mayHoldDates, value.isContainer, let dateValidating {
                 try dateValidating.validate(key: key)
             } else {
                 try validate(value, forKey: key)
@@ -41,7 +51,7 @@ extension PreferenceStore {
     func admitLocalWrite(_ value: StoredValue?, forKey key: String, facts: EncodingFacts = .unknown) -> Bool {
         guard let value else { return true }
         do {
-            try backend.admit(value, forKey: key, facts: facts)
+            try backend.admit(value, forKey: key, facts: facts, dateValidating: dateValidatingBackend)
             return true
         } catch {
             report(.encodingFailed(key: key, reason: error.refusalReason))

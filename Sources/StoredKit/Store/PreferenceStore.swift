@@ -68,6 +68,8 @@ public final class PreferenceStore: Sendable {
     /// try PreferenceStore(backend, migrations: migrations, whenNewer: .openReadOnly).isReadOnly  //=> true
     /// ```
     public let isReadOnly: Bool
+    /// `backend` as a ``DateValidatingBackend``, asked once here rather than on every write.
+    let dateValidatingBackend: (any DateValidatingBackend)?
 
     struct State {
         var values: [String: StoredValue]
@@ -115,6 +117,7 @@ public final class PreferenceStore: Sendable {
         let opened = try runner.open(backend)
         let snapshot = opened.snapshot
         self.backend = opened.isReadOnly ? ReadOnlyBackend(backend) : backend
+        dateValidatingBackend = self.backend as? any DateValidatingBackend
         self.durability = durability
         isReadOnly = opened.isReadOnly
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
@@ -135,6 +138,7 @@ public final class PreferenceStore: Sendable {
     /// Opening a memory backend cannot fail; this avoids a `try` nobody could act on.
     private init(unopened backend: MemoryBackend) {
         self.backend = backend
+        dateValidatingBackend = nil
         durability = .deferred
         isReadOnly = false
         let snapshot = (try? backend.load()) ?? BackendSnapshot()

@@ -20,8 +20,13 @@ extension EncodingSession {
             // The commonest collection, without the conformance lookup of the cast below.
             return .array(unsafeBitCast(value, to: [String].self).map { .string($0) })
         }
-        if Self.mayBeCollection(T.self), let direct = value as? any DirectlyEncodable {
-            return try entering(key) { try direct.encodeDirectly(in: self) }
+        if Self.mayBeCollection(T.self) {
+            if isPoolable, let direct = directType(T.self) {
+                return try entering(key) { try direct.encodeDirectly(value, in: self) }
+            }
+            if let direct = value as? any DirectlyEncodable {
+                return try entering(key) { try direct.encodeDirectly(in: self) }
+            }
         }
         if T.self == UUID.self {
             // What UUID's own `encode(to:)` writes, without a frame.
@@ -35,12 +40,35 @@ extension EncodingSession {
     func encodeHere<T: Encodable>(_ value: T) throws {
         if let kind = StoredScalarKind(T.self) {
             frame = .value(try scalarValue(kind, value, key: { nil }))
+        } else if isPoolable, Self.mayBeCollection(T.self), let direct = directType(T.self) {
+            frame = .value(try direct.encodeDirectly(value, in: self))
         } else if Self.mayBeCollection(T.self), let direct = value as? any DirectlyEncodable {
             frame = .value(try direct.encodeDirectly(in: self))
         } else {
             try value.encode(to: self)
         }
     }
+
+    /// `T` as a collection with a direct path, if it is one. The conformance lookup behind the
+    /// cast costs about a thousand instructions, so its answer is kept per type in the session
+    /// (which the pool keeps too). A no sends the caller on to the cast of the value, as before:
+    /// `Optional<[E]>` is no such type, but its value casts to one unless it is `nil`. Only a
+    /// pooled session asks: a session used once would pay both casts for a type that is no collection.
+    @inline(__always)
+    private func directType<T>(_ type: T.Type) -> (any DirectlyEncodable.Type)? {
+        let id = ObjectIdentifier(T.self)
+        for known in directTypes where known.id == id {
+            return known.type
+        }
+        let direct = T.self as? any DirectlyEncodable.Type
+        if directTypes.count < Self.maximumDirectTypes {
+            directTypes.append(DirectType(id: id, type: direct))
+        }
+        return direct
+    }
+
+    /// How many types' answers a session keeps; a few collection types are the common case.
+    static let maximumDirectTypes = 32
 
     /// `Array`, `Set` and `Dictionary` are a single pointer wide, which rules out most structs
     /// and every enum without a payload (reading the size is nearly free). An `Optional` of them
@@ -111,6 +139,19 @@ extension EncodingSession {
 protocol DirectlyEncodable {
     /// The encoded collection; the session's path already ends at the collection.
     func encodeDirectly(in session: EncodingSession) throws -> StoredValue
+}
+
+extension DirectlyEncodable {
+    /// ``encodeDirectly(in:)`` of `value`, whose type `T` is `Self` (found by a cast of `T.self`).
+    static func encodeDirectly<T>(_ value: T, in session: EncodingSession) throws -> StoredValue {
+        try unsafeBitCast(value, to: Self.self).encodeDirectly(in: session)
+    }
+}
+
+/// Whether a type is ``DirectlyEncodable`` (`type`, or `nil` for no), by the type's identity.
+struct DirectType {
+    let id: ObjectIdentifier
+    let type: (any DirectlyEncodable.Type)?
 }
 
 extension Array: DirectlyEncodable where Element: Encodable {

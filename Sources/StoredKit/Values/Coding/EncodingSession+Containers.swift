@@ -4,16 +4,36 @@ extension EncodingSession {
     /// Appends to the open frame's entries; `encodeNil` writes a removal, `encodeIfPresent` of
     /// `nil` writes nothing.
     ///
-    /// Its only stored property is the session: `KeyedEncodingContainer` copies the container
-    /// out of its box on every call, and the session hands the same container out again.
+    /// `KeyedEncodingContainer` copies the container out of its box on every call, and the
+    /// session hands the same container out again, so it holds as little as it can.
+    ///
+    /// A pooled session's containers refer to it without holding it (`owner` is `nil`): the
+    /// session owns them, and the pool reuses a session only when it and each container are held
+    /// by nobody else, which it can only tell if the containers do not hold the session. A kept
+    /// container found then makes the pool keep that session alive for good (see
+    /// ``EncodingSessionPool``), so `session` never dangles. Every other session's containers
+    /// hold it (`owner`), as they always did. The writes reach the session through
+    /// `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference would be retained and released
+    /// around each use.
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-        let session: EncodingSession
+        private let reference: Unmanaged<EncodingSession>
+        /// The session itself, held, unless it is pooled.
+        let owner: EncodingSession?
+
+        init(session: EncodingSession, owner: EncodingSession?) {
+            reference = .passUnretained(session)
+            self.owner = owner
+        }
+
+        /// The session, for the calls that are not on every write.
+        var session: EncodingSession { reference.takeUnretainedValue() }
 
         var codingPath: [any CodingKey] { session.codingPath }
 
         @inline(__always)
         private func set(_ value: StoredValue?, forKey key: Key) {
-            session.entries.append(Entry(key: key.stringValue, value: value))
+            let entry = Entry(key: key.stringValue, value: value)
+            reference._withUnsafeGuaranteedRef { $0.entries.append(entry) }
         }
 
         mutating func encodeNil(forKey key: Key) { set(nil, forKey: key) }
@@ -43,7 +63,7 @@ extension EncodingSession {
         }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            set(try session.box(value, key: key), forKey: key)
+            set(try reference._withUnsafeGuaranteedRef { try $0.box(value, key: key) }, forKey: key)
         }
 
         // Synthesized `encode(to:)` writes every optional property through these; the protocol's

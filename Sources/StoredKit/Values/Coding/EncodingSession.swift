@@ -50,13 +50,13 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     /// What this session has seen so far (see ``EncodingFacts``).
     @exclusivity(unchecked) var facts = EncodingFacts.nothingWritten
     /// The keys from the session's own root to the open frame.
-    @exclusivity(unchecked) private var keys = StoredCodingKeyStack()
+    @exclusivity(unchecked) var keys = StoredCodingKeyStack()
     /// The path to the session's own root (empty but for sessions of nested containers).
     private let rootPath: [any CodingKey]
     /// How many values are above the session's own root (`rootPath.count`).
     private let rootDepth: Int
     /// The keyed writes of every open frame, innermost last; the open frame's start at `entriesBase`.
-    @exclusivity(unchecked) var entries: [Entry] = []
+    @exclusivity(unchecked) var entries = EncodingEntryBuffer()
     /// The unkeyed writes of every open frame; the open frame's start at `elementsBase`.
     @exclusivity(unchecked) var elements: [StoredValue] = []
     /// The nested sessions of every open frame; the open frame's start at `pendingBase`.
@@ -67,14 +67,22 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     /// The keyed containers made so far, one per key type, when `reusesContainers`: a container
     /// only refers to the session and writes to whichever frame is open, so one serves every value
     /// with those keys (the 20 tabs of a sidebar), instead of an object and two type lookups each.
-    @exclusivity(unchecked) private var keyedContainers: [MadeContainer] = []
+    @exclusivity(unchecked) var keyedContainers: [MadeKeyedContainer] = []
     /// Only a session whose owner calls ``end()`` may keep containers (they refer back to it).
     @exclusivity(unchecked) private var reusesContainers: Bool
+    /// A session ``EncodingSessionPool`` may hand to a later encoding: its containers refer to it
+    /// without holding it (see ``KeyedContainer``), so that the pool can tell from the session's
+    /// and the containers' reference counts that nobody kept one.
+    @exclusivity(unchecked) var isPoolable: Bool
+    /// The collection types seen so far with a direct path, found by one conformance lookup per
+    /// type instead of one per collection (kept with the session in the pool).
+    @exclusivity(unchecked) var directTypes: [DirectType] = []
 
-    init(rootPath: [any CodingKey] = [], reusesContainers: Bool = false) {
+    init(rootPath: [any CodingKey] = [], reusesContainers: Bool = false, isPoolable: Bool = false) {
         self.rootPath = rootPath
         rootDepth = rootPath.count
         self.reusesContainers = reusesContainers
+        self.isPoolable = isPoolable
     }
 
     /// Encodes `value` into a ``StoredValue``: what ``StoredValueEncoder/encode(_:)`` does.
@@ -83,9 +91,9 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     }
 
     /// Encodes `value` and says what the encoding saw, for a store to admit it without a walk.
-    static func encodeWithFacts<T: Encodable>(_ value: T) throws -> EncodedValue {
-        let session = EncodingSession(reusesContainers: true)
-        defer { session.end() }
+    static func encodeWithFacts<T: Encodable>(_ value: T, pool: EncodingSessionPool = .shared) throws -> EncodedValue {
+        var session = pool.take()
+        defer { pool.giveBack(&session) }
         do {
             try session.encodeHere(value)
             guard let stored = try session.finishFrame() else {
@@ -116,16 +124,24 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
         }
     }
 
-    /// Ends the encoding: drops the kept containers, which refer back to this session. A container
-    /// kept past this point still works but writes to nothing that is read.
-    func end() {
+    /// Records the dictionary shapes this encoding learnt for the whole process.
+    func recordLearntShapes() {
         var learnt: [DictionaryShape.Learnt] = []
-        for made in keyedContainers where made.learntShapes > 0 {
+        for index in keyedContainers.indices where keyedContainers[index].learntShapes > 0 {
+            let made = keyedContainers[index]
             for shape in made.shapes.suffix(made.learntShapes) {
                 learnt.append(DictionaryShape.Learnt(keyType: made.keyType, shape: shape))
             }
+            keyedContainers[index].learntShapes = 0
         }
         DictionaryShape.learn(learnt)
+    }
+
+    /// Ends the encoding of a session that is not pooled: drops the kept containers, which refer
+    /// back to this session. A container kept past this point still works but writes to nothing
+    /// that is read.
+    func end() {
+        recordLearntShapes()
         reusesContainers = false
         keyedContainers = []
     }
@@ -184,7 +200,7 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     private func closeFrame() {
         // One `removeLast()` at a time: removing a range goes through the general replacement
         // of a subrange, which cost a twentieth of encoding time for the four entries of a struct.
-        while entries.count > entriesBase { entries.removeLast() }
+        entries.removeAll(from: entriesBase)
         while elements.count > elementsBase { elements.removeLast() }
         while pending.count > pendingBase { pending.removeLast() }
     }
@@ -215,12 +231,12 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
         guard let registry else { return .dictionary(dictionary(of: range)) }
         let shapes = keyedContainers[registry].shapes
         for shape in shapes where shape.matches(entries, in: range) {
-            return .dictionary(shape.take(from: &entries))
+            return .dictionary(shape.take(from: &entries, in: range))
         }
         let dictionary = dictionary(of: range)
         if dictionary.count == range.count, shapes.count < DictionaryShape.maximumPerKeyType,
-            entries[range].allSatisfy({ $0.value != nil }),
-            let shape = DictionaryShape(keys: entries[range].map(\.key))
+            range.allSatisfy({ entries[$0].value != nil }),
+            let shape = DictionaryShape(keys: range.map { entries[$0].key })
         {
             keyedContainers[registry].shapes.append(shape)
             keyedContainers[registry].learntShapes += 1
@@ -285,10 +301,10 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
             becomeKeyed(shapes: index)
             return unsafeBitCast(keyedContainers[index].box, to: KeyedEncodingContainer<Key>.self)
         }
-        let container = KeyedEncodingContainer(KeyedContainer<Key>(session: self))
+        let container = KeyedEncodingContainer(KeyedContainer<Key>(session: self, owner: isPoolable ? nil : self))
         if reusesContainers {
             keyedContainers.append(
-                MadeContainer(
+                MadeKeyedContainer(
                     keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self),
                     shapes: DictionaryShape.known(for: keyType)))
             becomeKeyed(shapes: keyedContainers.count - 1)
@@ -348,9 +364,11 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
 ///
 /// `shapes` are the dictionary shapes of this key type: those the process knew when the container
 /// was made, then the `learntShapes` this encoding added, which ``EncodingSession/end()`` records.
-private struct MadeContainer {
+///
+/// `box` is a `var` only so that the pool can ask whether it is the box's one holder.
+struct MadeKeyedContainer {
     let keyType: ObjectIdentifier
-    let box: AnyObject
+    var box: AnyObject
     var shapes: [DictionaryShape]
     var learntShapes = 0
 }
