@@ -4,7 +4,7 @@ import Synchronization
 /// process on every machine that opens the same namespace: each write transaction bumps the
 /// namespace's revision and notifies, and every process's listener hands the revision to its
 /// stores, which read only the rows above the revision they have, or apply the changes the
-/// notification carries when it follows their revision (``PostgresCommitNotice``).
+/// notification carries when it follows their revision.
 ///
 /// The stores of one process on one server share its connections (see <doc:SharingPreferencesAcrossMachines>).
 /// Namespaces and keys are always bound parameters; the password never appears in
