@@ -40,15 +40,26 @@ report_and_kill() {
     kill -KILL $pids "$command_pid" 2>/dev/null
 }
 
+# Whether the command is still running: a zombie (ended, not yet reaped by our caller) is not.
+running() {
+    local state
+    state=$(ps -o stat= -p "$command_pid" 2>/dev/null) && [[ $state != Z* ]]
+}
+
 # The watchdog checks once a second, so it ends within a second of the command and no sleeping
-# process outlives the command holding the caller's output open.
+# process outlives the command holding the caller's output open. It keeps only standard error:
+# a descriptor it inherited (such as the socket through which Foundation's Process learns that
+# its child ended) would otherwise stay open after the command ended.
 (
     watchdog=$BASHPID
+    for fd in $(ls /proc/$BASHPID/fd); do
+        [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+    done
     for ((waited = 0; waited < seconds; waited++)); do
         sleep 1
-        kill -0 "$command_pid" 2>/dev/null || exit 0
+        running || exit 0
     done
     report_and_kill "$@"
-) </dev/null &
+) </dev/null >/dev/null &
 
 exec "$@"
