@@ -21,6 +21,22 @@ struct PostgresCommitNoticeTests {
         for (key, value) in changes.values { #expect(read.values[key] == .some(value), "\(key)") }
     }
 
+    /// Seen under load: a backend heard another's commit 1, caught up past it with commits of its
+    /// own (revision 3), and a load before the next commit's notification came took itself for
+    /// current and skipped the read, missing a commit that had returned before it was called.
+    @Test func aLoadWithNothingHeardBeyondItsRevisionReads() throws {
+        let backend = PostgresBackend(url: "postgresql://app@127.0.0.1:1/prefs", namespace: "n")
+        var state = PostgresBackend.State()
+        state.cached = BackendSnapshot(values: ["mine": .int(1)])
+        state.revision = 3
+        backend.heardSinceLoad.withLock { heard in
+            heard.notices = [PostgresCommitNotice(revision: 1, previous: 0, changesText: "{}")]
+            heard.newest = 1
+        }
+        #expect(!backend.applyHeardCommits(&state), "a load no notification asked for reads")
+        #expect(state.revision == 3)
+    }
+
     @Test func aLoneKeyThatLooksLikeATagReadsBack() throws {
         let changes = BackendChanges(values: ["$date": .string("not a date")])
         let tail = try #require(PostgresCommitNotice.tail(for: changes, namespace: "n"))

@@ -80,7 +80,10 @@ extension PostgresBackend {
             }
             return heard
         }
-        guard heard.newest > 0, heard.newest < .max, var snapshot = state.cached else { return false }
+        // Nothing heard beyond what the cache holds (a commit that was news when heard, caught up
+        // since by a commit's own read): no signal asked for this load, so it reads. Taken for
+        // current, it would miss a commit whose notification has not come yet.
+        guard heard.newest > state.revision, heard.newest < .max, var snapshot = state.cached else { return false }
         // Moved out, so applying mutates the only reference instead of copying every value.
         state.cached = nil
         var revision = state.revision
