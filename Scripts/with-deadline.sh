@@ -37,7 +37,8 @@ report_and_kill() {
         fi
     done
     echo "with-deadline: killing '$*' after $seconds s" >&2
-    kill -KILL $pids "$command_pid" 2>/dev/null
+    # The command first: its children dying first could let it end by itself (a shell's `wait`).
+    kill -KILL "$command_pid" $pids 2>/dev/null
 }
 
 # Whether the command is still running: a zombie (ended, not yet reaped by our caller) is not.
