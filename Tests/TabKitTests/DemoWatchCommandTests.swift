@@ -35,9 +35,9 @@ struct DemoWatchCommandTests {
         #expect(watch.terminationStatus == 0)
     }
 
-    /// Reads from `descriptor` until `condition` holds for what was read, the pipe ends, or 20 s pass.
+    /// Reads from `descriptor` until `condition` holds for what was read, the pipe ends, or 60 s pass.
     static func read(_ descriptor: Int32, into output: inout String, until condition: (String) -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !condition(output), ContinuousClock.now < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 50) > 0 else { continue }

@@ -102,7 +102,7 @@ final class DemoTerminal {
 
     /// Reads the demo's output until the screen satisfies `condition` or `timeout` passes.
     @discardableResult
-    func waitForScreen(timeout: Duration = .seconds(20), _ condition: ([String]) -> Bool) -> Bool {
+    func waitForScreen(timeout: Duration = .seconds(60), _ condition: ([String]) -> Bool) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition(screen) {
             guard ContinuousClock.now < deadline, readOnce() else { return condition(screen) }
@@ -122,7 +122,7 @@ final class DemoTerminal {
 
     /// Waits for the demo to end (reading what it still writes) and returns its exit status,
     /// 128 + n when a signal n ended it; `nil` if it is still running at the deadline.
-    func waitForExit(timeout: Duration = .seconds(20)) -> Int32? {
+    func waitForExit(timeout: Duration = .seconds(60)) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while exitStatus == nil && ContinuousClock.now < deadline {
             var status: Int32 = 0
