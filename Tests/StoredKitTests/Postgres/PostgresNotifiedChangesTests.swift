@@ -111,23 +111,13 @@ struct PostgresNotifiedChangesTests {
         withExtendedLifetime(probe) {}
     }
 
-    /// A watched backend and another on the same fresh namespace, once the listener has told the
-    /// watcher whatever it had before and the watched one has caught up.
+    /// A ``PostgresWatchedPair`` whose watched backend has caught up with the pair's setup.
     private func watchedBesideAnother(_ prefix: String) throws -> (
         backend: PostgresBackend, other: PostgresBackend, probe: PostgresListenerProbe
     ) {
-        let url = try PostgresTestServer.requireURL()
-        let namespace = PostgresTestServer.freshNamespace(prefix)
-        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
-        let other = PostgresBackend.postgres(url: url, namespace: namespace)
-        _ = try backend.load()
-        _ = try other.load()
-        try backend.startWatching {}
-        let probe = try PostgresListenerProbe(url: url)
-        _ = try other.commit(BackendChanges(values: ["other": .int(0)]))
-        try probe.roundTrip()
-        _ = try backend.load()
-        return (backend, other, probe)
+        let pair = try PostgresWatchedPair(prefix)
+        _ = try pair.backend.load()
+        return (pair.backend, pair.other, pair.probe)
     }
 
     /// Commits `key` = `value` as a store does (revision bumped, row stamped, no trigger), but

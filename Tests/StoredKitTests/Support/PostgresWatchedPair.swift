@@ -1,0 +1,41 @@
+import Synchronization
+
+@testable import StoredKit
+
+/// A watched backend and another on the same fresh namespace, once the listener has told the
+/// watcher whatever it had before (a first connection's "catch up"), with the watcher's call
+/// count at zero: where the own-commit and the notified-change tests start.
+///
+/// ```swift
+/// let pair = try PostgresWatchedPair("own")
+/// _ = try pair.other.commit(BackendChanges(values: ["a": .int(1)]))
+/// try pair.probe.roundTrip()
+/// pair.signals.count.load(ordering: .relaxed)  //=> 1
+/// ```
+final class PostgresWatchedPair {
+    let backend: PostgresBackend
+    let other: PostgresBackend
+    /// How many times the watcher was called since the pair was ready.
+    let signals = SignalCount()
+    let probe: PostgresListenerProbe
+
+    init(_ prefix: String) throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace(prefix)
+        backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        other = PostgresBackend.postgres(url: url, namespace: namespace)
+        _ = try backend.load()
+        _ = try other.load()
+        let signals = signals
+        try backend.startWatching { signals.count.add(1, ordering: .relaxed) }
+        probe = try PostgresListenerProbe(url: url)
+        _ = try other.commit(BackendChanges(values: ["other": .int(0)]))
+        try probe.roundTrip()
+        signals.count.store(0, ordering: .relaxed)
+    }
+
+    /// A count the watcher's closure can share.
+    final class SignalCount: Sendable {
+        let count = Atomic(0)
+    }
+}
