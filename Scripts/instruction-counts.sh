@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per operation of the encoder and of a Codable `set`, beside JSONEncoder's, counted
+# Instructions per operation of the encoder, the decoder and a Codable `set`, beside JSONEncoder's
+# and JSONDecoder's, counted
 # by valgrind's callgrind: exact on every run, where wall times on a shared VM move by a third.
 # (stored-bench prints instruction counts from perf_event_open, which VMs often lack.)
 #
@@ -36,7 +37,7 @@ instructions() {
 }
 
 operations=("$@")
-[ ${#operations[@]} -gt 0 ] || operations=(encode.20-tab json.20-tab encode.settings json.settings set.20-tab.plist set.20-tab.sqlite)
+[ ${#operations[@]} -gt 0 ] || operations=(encode.20-tab json.20-tab encode.settings json.settings decode.20-tab json-decode.20-tab set.20-tab.plist set.20-tab.sqlite)
 for operation in "${operations[@]}"; do
     few=$(instructions "$operation" 100)
     many=$(instructions "$operation" 300)

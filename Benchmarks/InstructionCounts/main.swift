@@ -9,11 +9,13 @@ import StoredKitTestSupport
 //   instruction-counts OPERATION COUNT
 //
 // OPERATION: encode.20-tab, encode.settings, json.20-tab, json.settings,
-// set.20-tab.plist, set.20-tab.sqlite (a changing deferred `set`, then one flush).
+// decode.20-tab, json-decode.20-tab, set.20-tab.plist, set.20-tab.sqlite (a changing deferred
+// `set`, then one flush).
 
 enum Operation: String, CaseIterable {
     case encodeTabs = "encode.20-tab", encodeSettings = "encode.settings"
     case jsonTabs = "json.20-tab", jsonSettings = "json.settings"
+    case decodeTabs = "decode.20-tab", jsonDecodeTabs = "json-decode.20-tab"
     case setPlist = "set.20-tab.plist", setSQLite = "set.20-tab.sqlite"
 }
 
@@ -38,6 +40,12 @@ case .jsonTabs:
     for _ in 0..<count { sink &+= try JSONEncoder().encode(tabs[0]).count }
 case .jsonSettings:
     for _ in 0..<count { sink &+= try JSONEncoder().encode(settings).count }
+case .decodeTabs:
+    let stored = try StoredValueEncoder().encode(tabs[0])
+    for _ in 0..<count { sink &+= try StoredValueDecoder().decode(SidebarCustomization.self, from: stored).revision }
+case .jsonDecodeTabs:
+    let json = try JSONEncoder().encode(tabs[0])
+    for _ in 0..<count { sink &+= try JSONDecoder().decode(SidebarCustomization.self, from: json).revision }
 case .setPlist, .setSQLite:
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("instruction-counts-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

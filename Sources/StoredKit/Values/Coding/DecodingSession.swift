@@ -89,11 +89,22 @@ final class DecodingSession: Decoder, SingleValueDecodingContainer {
         }
         let keyType = ObjectIdentifier(Key.self)
         for index in keyedContainers.indices where keyedContainers[index].keyType == keyType {
-            return unsafeDowncast(keyedContainers[index].holder, to: KeyedContainerHolder<Key>.self).container
+            // Neither the box nor its hand-out is retained for the call: the session keeps both.
+            let handOut = Unmanaged.passUnretained(keyedContainers[index].handOut)
+            let box = Unmanaged.passUnretained(keyedContainers[index].box)
+            return handOut._withUnsafeGuaranteedRef { handOut in
+                box._withUnsafeGuaranteedRef { box in
+                    // Unchecked: the hand-out was made for this key type.
+                    unsafeDowncast(handOut, to: ContainerHandOut<KeyedDecodingContainer<Key>>.self).container(box)
+                }
+            }
         }
         let container = KeyedDecodingContainer(StoredKeyedDecodingContainer<Key>(decoder: self))
         if reusesContainers {
-            keyedContainers.append(MadeContainer(keyType: keyType, holder: KeyedContainerHolder<Key>(container)))
+            keyedContainers.append(
+                MadeContainer(
+                    keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self),
+                    handOut: ContainerHandOut<KeyedDecodingContainer<Key>>.shared))
         }
         return container
     }
@@ -246,19 +257,13 @@ final class DecodingSession: Decoder, SingleValueDecodingContainer {
 
 /// A keyed container kept for reuse and its key type. (A struct, not a tuple: the runtime builds
 /// a tuple's type information on first use in each process and looks it up on every later one.)
+///
+/// `box` is the container itself, the one reference a `KeyedDecodingContainer` is, and `handOut`
+/// the ``ContainerHandOut`` that turns it back into the container without a run-time type lookup.
 private struct MadeContainer {
     let keyType: ObjectIdentifier
-    let holder: AnyObject
-}
-
-/// A keyed container kept for reuse, in an object so the decoder can keep containers of any key
-/// type in one list and get one back by a downcast the runtime does not check.
-private final class KeyedContainerHolder<Key: CodingKey> {
-    let container: KeyedDecodingContainer<Key>
-
-    init(_ container: KeyedDecodingContainer<Key>) {
-        self.container = container
-    }
+    let box: AnyObject
+    let handOut: AnyObject
 }
 
 extension DecodingError {

@@ -303,12 +303,13 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
         let keyType = ObjectIdentifier(Key.self)
         for index in keyedContainers.indices where keyedContainers[index].keyType == keyType {
             becomeKeyed(shapes: index)
+            // Neither the box nor its hand-out is retained for the call: the session keeps both.
             let handOut = Unmanaged.passUnretained(keyedContainers[index].handOut)
             let box = Unmanaged.passUnretained(keyedContainers[index].box)
             return handOut._withUnsafeGuaranteedRef { handOut in
                 box._withUnsafeGuaranteedRef { box in
                     // Unchecked: the hand-out was made for this key type.
-                    unsafeDowncast(handOut, to: KeyedContainerHandOut<Key>.self).container(box)
+                    unsafeDowncast(handOut, to: ContainerHandOut<KeyedEncodingContainer<Key>>.self).container(box)
                 }
             }
         }
@@ -317,7 +318,7 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
             keyedContainers.append(
                 MadeKeyedContainer(
                     keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self),
-                    handOut: KeyedContainerHandOut<Key>(), shapes: DictionaryShape.known(for: keyType)))
+                    handOut: ContainerHandOut<KeyedEncodingContainer<Key>>.shared, shapes: DictionaryShape.known(for: keyType)))
             becomeKeyed(shapes: keyedContainers.count - 1)
         } else {
             becomeKeyed(shapes: nil)
@@ -369,7 +370,7 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
 ///
 /// `box` is the container itself: `KeyedEncodingContainer` is one reference to the standard
 /// library's box around our container, whatever its key type, so it is kept as that reference and
-/// `handOut` turns it back into the container (see ``KeyedContainerHandOut``).
+/// `handOut` turns it back into the container (see ``ContainerHandOut``).
 ///
 /// `shapes` are the dictionary shapes of this key type: those the process knew when the container
 /// was made, then the `learntShapes` this encoding added, which ``EncodingSession/end()`` records.
@@ -378,34 +379,8 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
 struct MadeKeyedContainer {
     let keyType: ObjectIdentifier
     var box: AnyObject
-    /// A ``KeyedContainerHandOut`` for this key type.
+    /// The ``ContainerHandOut`` of `KeyedEncodingContainer<Key>` for this key type.
     let handOut: AnyObject
     var shapes: [DictionaryShape]
     var learntShapes = 0
-}
-
-/// Turns a kept container box back into its `KeyedEncodingContainer<Key>` without asking the
-/// runtime for that type.
-///
-/// `container(keyedBy:)` is called from a type's `encode(to:)` through the `Encoder` protocol,
-/// so it runs unspecialized: handing out a `KeyedEncodingContainer<Key>` there, even by a bit
-/// cast, needs the type's metadata, and finding the metadata of a generic type for its arguments
-/// is a lookup in the runtime's table: a twelfth of encoding a 20-tab sidebar, once per struct.
-/// `container` is a generic function applied to that type once, when the container is made, so
-/// it carries the metadata with it and each hand-out is a plain call.
-///
-/// ```swift
-/// let handOut = KeyedContainerHandOut<MyKeys>()
-/// let container: KeyedEncodingContainer<MyKeys> = handOut.container(box)
-/// ```
-final class KeyedContainerHandOut<Key: CodingKey> {
-    let container: (AnyObject) -> KeyedEncodingContainer<Key> = reinterpret
-}
-
-/// `box` as a `Container`, which must be a type one reference wide (see ``KeyedContainerHandOut``).
-/// Never inlined nor specialized, so that applying it to a type captures that type's metadata.
-@inline(never)
-@_semantics("optimize.sil.specialize.generic.never")
-private func reinterpret<Container>(_ box: AnyObject) -> Container {
-    unsafeBitCast(box, to: Container.self)
 }
