@@ -5,9 +5,9 @@ import Synchronization
 ///
 /// Building a struct's dictionary key by key hashes every key, and that hashing was a quarter of
 /// encoding time: the 20 tabs of a sidebar write the same few keys twenty times, and a settings
-/// struct writes the same nineteen on every `set`. Copying a dictionary copies its hash table as
-/// it is (no key is hashed again), and an index of a dictionary stays valid in its copies and
-/// across changes of values, so each value goes straight to its bucket.
+/// struct writes the same nineteen on every `set`. `mapValues` of a dictionary copies its hash
+/// table as it is (no key is hashed again) and asks for the values in the table's own order, so
+/// the shape records, for each bucket in that order, which write fills it.
 ///
 /// ```swift
 /// var entries = EncodingEntryBuffer()
@@ -22,8 +22,9 @@ final class DictionaryShape: Sendable {
     let keys: [String]
     /// A dictionary with exactly these keys; every value is a placeholder.
     private let template: [String: StoredValue]
-    /// Where each of `keys` sits in `template`.
-    private let slots: [Dictionary<String, StoredValue>.Index]
+    /// For each value of `template`, in the order `mapValues` visits them, the position of its key
+    /// in `keys` (the write that fills it).
+    private let writeOffsets: [Int]
 
     /// Only a struct-sized container is worth a shape: one writing keys from data (a dictionary
     /// encoded key by key through a custom key type) would keep a large template alive for nothing.
@@ -40,15 +41,15 @@ final class DictionaryShape: Sendable {
             template[key] = .bool(false)
         }
         guard template.count == keys.count else { return nil }
-        var slots: [Dictionary<String, StoredValue>.Index] = []
-        slots.reserveCapacity(keys.count)
-        for key in keys {
-            guard let slot = template.index(forKey: key) else { return nil }
-            slots.append(slot)
+        var writeOffsets: [Int] = []
+        writeOffsets.reserveCapacity(keys.count)
+        for key in template.keys {
+            guard let offset = keys.firstIndex(of: key) else { return nil }
+            writeOffsets.append(offset)
         }
         self.keys = keys
         self.template = template
-        self.slots = slots
+        self.writeOffsets = writeOffsets
     }
 
     /// Whether `entries[range]` are exactly this shape's keys in its order, each with a value (a
@@ -67,16 +68,18 @@ final class DictionaryShape: Sendable {
 
     /// The dictionary of `entries[range]`, which ``matches(_:in:)`` accepted. The values are moved
     /// out (each entry is left with `nil`), not copied: the caller's frame removes the entries
-    /// when it closes, and one move per value costs less than a copy and a destruction.
+    /// when it closes, and one move per value costs less than a copy and a destruction. (Copying
+    /// the template and then setting each value through its index cost twice as much: every set
+    /// checks the index and the table's uniqueness, and destroys a placeholder.)
     @inline(__always)
     func take(from entries: inout EncodingEntryBuffer, in range: Range<Int>) -> [String: StoredValue] {
-        var dictionary = template
-        for (offset, index) in range.enumerated() {
-            if let value = entries[index].value.take() {
-                dictionary.values[slots[offset]] = value
-            }
+        var bucket = 0
+        return template.mapValues { _ in
+            let index = range.lowerBound + writeOffsets[bucket]
+            bucket += 1
+            // `matches(_:in:)` saw a value in every entry.
+            return entries[index].value.take().unsafelyUnwrapped
         }
-        return dictionary
     }
 }
 

@@ -31,7 +31,7 @@ extension EncodingSession {
         var codingPath: [any CodingKey] { session.codingPath }
 
         @inline(__always)
-        private func set(_ value: StoredValue?, forKey key: Key) {
+        private func set(_ value: consuming StoredValue?, forKey key: Key) {
             let entry = Entry(key: key.stringValue, value: value)
             reference._withUnsafeGuaranteedRef { $0.entries.append(entry) }
         }
@@ -114,7 +114,7 @@ extension EncodingSession {
         private var nextKey: StoredIndexKey { StoredIndexKey(index: count) }
 
         @inline(__always)
-        private func append(_ value: StoredValue) {
+        private func append(_ value: consuming StoredValue) {
             session.elements.append(value)
         }
 

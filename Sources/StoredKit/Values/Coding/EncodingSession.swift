@@ -206,9 +206,12 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     }
 
     /// What the open frame became; `nil` stands for `encodeNil()`. A frame given nothing at all
-    /// yields an empty dictionary, as an empty struct does.
+    /// yields an empty dictionary, as an empty struct does. The frame is left empty: its value is
+    /// moved out, where a copy would cost a retain now and a release when the frame is dropped.
     func finishFrame() throws -> StoredValue? {
-        switch frame {
+        var finished = Frame.empty
+        swap(&frame, &finished)
+        switch consume finished {
         case .empty: return .dictionary([:])
         case .value(let value): return value
         case .null: return nil
