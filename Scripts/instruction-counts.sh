@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per operation of the encoder, the decoder and a Codable `set`, beside JSONEncoder's
-# and JSONDecoder's, counted
-# by valgrind's callgrind: exact on every run, where wall times on a shared VM move by a third.
+# and JSONDecoder's, counted by valgrind's callgrind: exact on every run, where wall times on a
+# shared VM move by a third.
 # (stored-bench prints instruction counts from perf_event_open, which VMs often lack.)
 #
 #   Scripts/instruction-counts.sh [OPERATION ...]     (default: all of them)

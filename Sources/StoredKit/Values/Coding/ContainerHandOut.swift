@@ -8,15 +8,19 @@ import Synchronization
 /// `KeyedEncodingContainer<Key>` there, even by a bit cast, needs that type's metadata, and the
 /// metadata of a generic type is found by a lookup in the runtime's table: a twelfth of encoding
 /// a 20-tab sidebar, once per struct. `container` is a generic function applied to the container
-/// type once, when the container is made, so it carries the metadata with it and each hand-out
-/// is a plain call.
+/// type once per process (by ``shared``), so it carries the metadata with it and each hand-out is
+/// a plain call.
 ///
 /// Both container types are one reference to the standard library's box around our container,
 /// whatever the key type, so a session keeps that reference (`box`) and this object beside it, and
-/// later gets the object back by `unsafeDowncast` (a cast the runtime does not check, so it needs
-/// no metadata either). The caller reaches both through `Unmanaged`, at the call site: loaded
-/// from the session's list and passed on, each was retained and released around the call, and
-/// inside a helper function the compiler no longer saw that it need not.
+/// gets the object back by `unsafeDowncast`. In an optimized build that cast is not checked and
+/// needs no metadata either; a debug build checks it, which is how the tests catch a hand-out used
+/// for the wrong type. (`unsafeBitCast` in `reinterpret` checks the sizes, so a standard library
+/// whose containers were not one reference wide would stop there, not corrupt memory.)
+///
+/// Call sites read the box and the hand-out through `Unmanaged._withUnsafeGuaranteedRef`, inline:
+/// passed as ordinary arguments, or through a helper function, each was retained and released
+/// around the call.
 ///
 /// ```swift
 /// let handOut = ContainerHandOut<KeyedEncodingContainer<MyKeys>>.shared
@@ -32,6 +36,8 @@ final class ContainerHandOut<Container>: Sendable {
 
     /// The hand-out of `Container`, made once per process: a session that is not pooled (every
     /// decoding) would otherwise allocate it, and the context of `container`, for each key type.
+    /// Computed under a process-wide lock, which a session takes once per key type it meets (the
+    /// decoder once per decoding); sessions then keep the answer.
     static var shared: AnyObject {
         let id = ObjectIdentifier(Container.self)
         return sharedHandOuts.withLock { made in

@@ -20,7 +20,7 @@ import Synchronization
 final class DictionaryShape: Sendable {
     /// The keys in the order a container writes them.
     let keys: [String]
-    /// A dictionary with exactly these keys; every value is a placeholder.
+    /// A dictionary with exactly these keys; each value is a placeholder (its key's position).
     private let template: [String: StoredValue]
     /// For each value of `template`, in the order `mapValues` visits them, the position of its key
     /// in `keys` (the write that fills it).
@@ -36,17 +36,21 @@ final class DictionaryShape: Sendable {
     /// The shape of `keys`, or `nil` when they repeat a key or are too many to be worth one.
     init?(keys: [String]) {
         guard !keys.isEmpty, keys.count <= Self.maximumKeys else { return nil }
+        // Each placeholder is its key's position in `keys`, so that one `mapValues` pass tells the
+        // order it visits the values in. That order is the standard library's, not a documented
+        // one; all this relies on is that `mapValues` of one table visits it the same way each time.
         var template = [String: StoredValue](minimumCapacity: keys.count)
-        for key in keys {
-            template[key] = .bool(false)
+        for (offset, key) in keys.enumerated() {
+            template[key] = .int(Int64(offset))
         }
         guard template.count == keys.count else { return nil }
         var writeOffsets: [Int] = []
         writeOffsets.reserveCapacity(keys.count)
-        for key in template.keys {
-            guard let offset = keys.firstIndex(of: key) else { return nil }
-            writeOffsets.append(offset)
+        _ = template.mapValues { placeholder in
+            if case .int(let offset) = placeholder { writeOffsets.append(Int(offset)) }
+            return placeholder
         }
+        guard writeOffsets.count == keys.count else { return nil }
         self.keys = keys
         self.template = template
         self.writeOffsets = writeOffsets

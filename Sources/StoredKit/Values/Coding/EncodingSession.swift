@@ -206,8 +206,9 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     }
 
     /// What the open frame became; `nil` stands for `encodeNil()`. A frame given nothing at all
-    /// yields an empty dictionary, as an empty struct does. The frame is left empty: its value is
-    /// moved out, where a copy would cost a retain now and a release when the frame is dropped.
+    /// yields an empty dictionary, as an empty struct does. Called once per frame: the frame is
+    /// left empty, its value moved out, where a copy would cost a retain now and a release when
+    /// the frame is dropped.
     func finishFrame() throws -> StoredValue? {
         var finished = Frame.empty
         swap(&frame, &finished)
