@@ -3,19 +3,18 @@
 /// holding back the writes committed with it.
 extension Backend {
     /// The checks every write passes before the engine accepts it: the nesting limit of
-    /// ``StoredValue/maximumDepth``, then the backend's own ``validate(_:forKey:)``.
-    ///
-    /// `facts` are what the encoder saw while it built `value`: a value whose nesting it checked is
-    /// not walked for it again, and one it wrote no date into is checked by a
-    /// ``DateValidatingBackend`` for its key alone.
-    func admit(_ value: StoredValue, forKey key: String, facts: EncodingFacts = .unknown) throws(StoreError) {
-        let dateValidating = !facts.mayHoldDates && value.isContainer ? self as? any DateValidatingBackend : nil
-        try admit(value, forKey: key, facts: facts, dateValidating: dateValidating)
+    /// ``StoredValue/maximumDepth``, then the backend's own ``validate(_:forKey:)``. For a value
+    /// nothing is known about (a migration's, a transaction's).
+    func admit(_ value: StoredValue, forKey key: String) throws(StoreError) {
+        try admit(value, forKey: key, facts: .unknown, dateValidating: nil)
     }
 
-    /// ``admit(_:forKey:facts:)`` with the answer to `self as? any DateValidatingBackend` already
-    /// known: a store asks once when it opens, as that cast's failing conformance lookup (on
-    /// every store but a plist one) cost a few hundred instructions on every Codable `set`.
+    /// ``admit(_:forKey:)`` knowing what the encoder saw while it built `value` (`facts`): a value
+    /// whose nesting it checked is not walked for it again, and one it wrote no date into is
+    /// checked by `dateValidating` for its key alone. `dateValidating` is this backend as a
+    /// ``DateValidatingBackend``, which a store asks once when it opens: that cast's failing
+    /// conformance lookup (on every store but a plist one) cost a few hundred instructions on
+    /// every Codable `set`.
     func admit(
         _ value: StoredValue, forKey key: String, facts: EncodingFacts, dateValidating: (any DateValidatingBackend)?
     ) throws(StoreError) {
