@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: demo test bench bench-quick deps lint torture fuzz docs docs-preview docs-check docs-python docs-deps
+.PHONY: demo test bench bench-quick deps lint api-check torture fuzz docs docs-preview docs-check docs-python docs-deps
 
 ## Run the demo: a sidebar whose customization persists in an embedded SQLite store.
 demo: deps
@@ -52,6 +52,11 @@ docs-preview: docs
 	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 docs-check: docs docs-deps
 	Scripts/with-deadline.sh 900 Scripts/docs-check.py .build/docs
+
+## The public API against the last release (RELEASE): fails on a break CHANGELOG.md does not announce.
+## Builds the release once (kept in .build/api-baseline), then reuses the debug build.
+api-check: deps
+	SWIFT="$(SWIFT)" Scripts/api-check.sh
 
 ## Check formatting.
 lint:
