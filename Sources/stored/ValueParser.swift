@@ -28,6 +28,10 @@ enum ValueType: String, CaseIterable, Sendable {
 /// expected. Nothing here touches a store: a value is parsed completely before any store is opened.
 enum ValueParser {
     static func parse(_ text: String, as type: ValueType, key: String) throws(CLIError) -> StoredValue {
+        if type == .date, let problem = DateArgument.calendarProblem(in: text) {
+            throw CLIError(
+                .invalidInput, "Invalid value for '\(key)': '\(text)' is not a date: \(problem). --date takes \(type.help).")
+        }
         let value: StoredValue? =
             switch type {
             case .string: .string(text)
