@@ -47,6 +47,10 @@ struct SilentConversionTests {
             arguments: ["write", "STORE", "k", #"{"a": -1e400}"#, "--json"],
             message: ["'-1e400'", "beyond the range of a double"]),
         Case(arguments: ["write", "STORE", "k", "1e-400", "--json"], message: ["'1e-400'", "would read as 0"]),
+        Case(arguments: ["write", "STORE", "k", "1e400", "--double"], message: ["'1e400'", "beyond the range of a double"]),
+        Case(arguments: ["write", "STORE", "k", "-1e-400", "--double"], message: ["'-1e-400'", "would read as 0"]),
+        Case(
+            arguments: ["write", "STORE", "k", #"{"$double": "1e400"}"#, "--json"], message: ["'1e400'", "not a valid $double"]),
         Case(
             arguments: ["import", "STORE", "-"], message: ["'18446744073709551616'", "beyond 64 bits"],
             input: #"{"a": 18446744073709551616}"#),

@@ -160,17 +160,9 @@ extension StoredValueJSON {
                         + "18446744073709551615); store it as a string, or as a real written with a fraction or an exponent")
             }
             guard let number = Double(text) else { throw error("'\(text)' is not a number") }
-            guard number.isFinite else {
+            if let problem = StoredValueText.roundingProblem(text, number) {
                 index = start
-                throw error(
-                    "'\(text)' is beyond the range of a double (about ±1.8e308); write {\"$double\": \"inf\"} for infinity")
-            }
-            if number == 0,
-                bytes[start..<index].prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
-                    .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) })
-            {
-                index = start
-                throw error("'\(text)' is too small for a double (below about 4.9e-324) and would read as 0")
+                throw error("'\(text)' is not stored as written: \(problem); write {\"$double\": \"inf\"} for infinity")
             }
             return .double(number)
         }
