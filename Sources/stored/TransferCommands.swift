@@ -199,10 +199,15 @@ enum ImportFile {
                 ? .dictionary(try StoredValueJSON.decodeKeys(text, source: source))
                 : try StoredValueJSON.decode(text, source: source)
         } catch {
+            let reason = ValueParser.reason(of: error)
+            // Deep JSON is valid JSON: say what StoredKit cannot hold, not that the file is broken.
+            if reason.contains("nested deeper than") {
+                throw CLIError(
+                    .invalidInput, "'\(source)' holds a value StoredKit cannot store (\(reason)); the store was not changed.")
+            }
             throw CLIError(
                 .invalidInput,
-                "'\(source)' is not valid JSON (\(ValueParser.reason(of: error))). Fix the file or export it again; the store was not changed."
-            )
+                "'\(source)' is not valid JSON (\(reason)). Fix the file or export it again; the store was not changed.")
         }
         guard case .dictionary(let values) = value else {
             throw CLIError(
