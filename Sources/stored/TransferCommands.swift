@@ -27,7 +27,8 @@ extension Command {
         summary: "Write the whole store (or namespace) to a file or stdout",
         discussion: """
             Writes every key and value to FILE (replaced atomically; a new FILE is readable by you only,
-            like a store) or to standard output ('-' or no FILE).
+            like a store) or to standard output ('-' or no FILE). A FIFO or a character device
+            (/dev/stdout, >(gzip)) is written into as a shell's '>' would, never replaced.
             The format is --format, else .plist files get an XML plist and everything else JSON.
             JSON keeps every type exactly with the tagged form described in 'stored help', so
             'stored export A - | stored import B -' copies a store exactly. An XML plist cannot
@@ -43,6 +44,7 @@ extension Command {
     ) { arguments, console in
         let location = try StoreLocation(arguments)
         let destination = arguments.positionals.count == 2 ? arguments.positionals[1] : "-"
+        let target = try FileArgument(destination)
         let format =
             arguments.value("format") == nil && destination != "-"
             ? ExportFormat(fileName: destination) : try ExportFormat(option: arguments.value("format"), command: "export")
@@ -58,10 +60,14 @@ extension Command {
             case .xml: try PlistBytes.encode(values, format: .xml)
             case .binary: try PlistBytes.encode(values, format: .binary)
             }
-        guard destination != "-" else { return console.write(data) }
-        // Like a store: a new file is private (0600) whatever the umask, an existing one keeps its
-        // mode, and readers see the old bytes or the new ones.
-        try AtomicFile.write(data, to: destination)
+        switch target {
+        case .standardStream: console.write(data)
+        case .stream(let path): try FileArgument.write(data, toStream: path)
+        case .regularFile(let path):
+            // Like a store: a new file is private (0600) whatever the umask, an existing one keeps its
+            // mode, and readers see the old bytes or the new ones.
+            try AtomicFile.write(data, to: path)
+        }
     }
 
     static let `import` = Command(
@@ -69,7 +75,8 @@ extension Command {
         arguments: "STORE FILE|-",
         summary: "Replace the store's contents with a file (all or nothing)",
         discussion: """
-            Reads a JSON export or a plist (XML or binary) from FILE or standard input ('-'), checks all
+            Reads a JSON export or a plist (XML or binary) from FILE (a pipe too: /dev/stdin, <(…))
+            or standard input ('-'), checks all
             of it, then replaces the store's contents in one transaction: afterwards the store holds
             exactly the file's keys. With --merge, keys missing from the file are kept.
             A malformed file changes nothing (status 3). Creates the store if needed.
@@ -161,20 +168,6 @@ extension Command {
         default: throw CLIError.usage("convert", "Unknown plist format '\(option)'; use xml or binary")
         }
     }
-
-    /// Foundation's file errors in the words of `strerror`, which name the cause more plainly.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? CocoaError else { return "\(error)" }
-        let code: Int32? =
-            switch error.code {
-            case .fileNoSuchFile, .fileReadNoSuchFile: ENOENT
-            case .fileWriteNoPermission, .fileReadNoPermission: EACCES
-            case .fileWriteOutOfSpace: ENOSPC
-            case .fileWriteVolumeReadOnly: EROFS
-            default: nil
-            }
-        return code.map { String(cString: strerror($0)) } ?? error.localizedDescription
-    }
 }
 
 /// The input of `stored import`, read and checked completely before any store is touched.
@@ -187,13 +180,8 @@ enum ImportFile {
         if argument == "-" {
             return try parse(FileHandle.standardInput.readDataToEndOfFile(), source: "standard input")
         }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: argument))
-        } catch {
-            throw CLIError(.inputOutput, "Could not read '\(argument)': \(Command.describe(error)). Check the path.")
-        }
-        return try parse(data, source: argument)
+        // Read to the end, not by the size the file claims: a pipe (/dev/stdin, <(…)) claims none.
+        return try parse(FileArgument.readAll(argument), source: argument)
     }
 
     static func parse(_ data: Data, source: String) throws -> [String: StoredValue] {
@@ -211,10 +199,15 @@ enum ImportFile {
                 ? .dictionary(try StoredValueJSON.decodeKeys(text, source: source))
                 : try StoredValueJSON.decode(text, source: source)
         } catch {
+            let reason = ValueParser.reason(of: error)
+            // Deep JSON is valid JSON: say what StoredKit cannot hold, not that the file is broken.
+            if reason.contains("nested deeper than") {
+                throw CLIError(
+                    .invalidInput, "'\(source)' holds a value StoredKit cannot store (\(reason)); the store was not changed.")
+            }
             throw CLIError(
                 .invalidInput,
-                "'\(source)' is not valid JSON (\(ValueParser.reason(of: error))). Fix the file or export it again; the store was not changed."
-            )
+                "'\(source)' is not valid JSON (\(reason)). Fix the file or export it again; the store was not changed.")
         }
         guard case .dictionary(let values) = value else {
             throw CLIError(

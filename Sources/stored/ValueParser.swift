@@ -28,6 +28,17 @@ enum ValueType: String, CaseIterable, Sendable {
 /// expected. Nothing here touches a store: a value is parsed completely before any store is opened.
 enum ValueParser {
     static func parse(_ text: String, as type: ValueType, key: String) throws(CLIError) -> StoredValue {
+        if type == .double, let value = double(text), let problem = StoredValueText.roundingProblem(text, value),
+            !["inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"].contains(text.lowercased())
+        {
+            throw CLIError(
+                .invalidInput,
+                "Invalid value for '\(key)': '\(text)' is not stored as written: \(problem). --double takes \(type.help).")
+        }
+        if type == .date, let problem = DateArgument.calendarProblem(in: text) {
+            throw CLIError(
+                .invalidInput, "Invalid value for '\(key)': '\(text)' is not a date: \(problem). --date takes \(type.help).")
+        }
         let value: StoredValue? =
             switch type {
             case .string: .string(text)

@@ -1,4 +1,9 @@
 import Foundation
 
 // `stored`: the inspection CLI of StoredKit. Everything happens in StoredCLI; see `stored help`.
-exit(StoredCLI.run(Array(CommandLine.arguments.dropFirst())))
+do {
+    exit(StoredCLI.run(try RawArguments.current()))
+} catch {
+    Console().error(error.message)
+    exit(error.exitCode.rawValue)
+}

@@ -22,7 +22,9 @@ struct CheckForeignFilesTests {
 
     @Test(
         "a valid file holding what StoredKit cannot read is called intact, not corrupt",
-        arguments: ["uid.bplist", "integer-beyond-64-bits.plist", "windows-1252.plist"])
+        arguments: [
+            "uid.bplist", "integer-beyond-64-bits.plist", "windows-1252.plist", "deep-600.plist", "deep-600.bplist",
+        ])
     func unsupportedFile(name: String) throws {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }

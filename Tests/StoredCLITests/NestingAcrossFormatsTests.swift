@@ -32,6 +32,7 @@ struct NestingAcrossFormatsTests {
             let outcome = try cli.run("import", store, cli.path("deep.json"))
             #expect(outcome.status == 3, "\(outcome)")
             #expect(outcome.errorOutput.contains("128"), "\(outcome)")
+            #expect(!outcome.errorOutput.contains("not valid JSON"), "valid JSON, too deep: \(outcome)")
             #expect(cli.bytes(store) == nil)
         }
     }

@@ -75,6 +75,27 @@ struct AtomicFileTests {
         #expect(try scratch.names() == ["prefs.plist"])
     }
 
+    @Test("a FIFO, or a link to a character device, at the target is refused and left in place", arguments: ["fifo", "device"])
+    func refusesAFIFOOrDevice(kind: String) throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let path = scratch.file("out.json").path
+        if kind == "fifo" {
+            #expect(mkfifo(path, 0o600) == 0)
+        } else {
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/null")
+        }
+
+        let error = try #require(throws: StoreError.self) { try AtomicFile.write(Data("x".utf8), to: path) }
+
+        guard case .notRegularFile(let failedPath, let found) = error else { Issue.record("unexpected \(error)"); return }
+        #expect(failedPath == path)
+        #expect(found == (kind == "fifo" ? "a FIFO" : "a device"))
+        var status = stat()
+        #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == (kind == "fifo" ? S_IFIFO : S_IFLNK))
+        #expect(try scratch.names() == ["out.json"])
+    }
+
     @Test func missingDirectoryFailsWithTypedError() throws {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }

@@ -50,6 +50,8 @@ struct ForeignFileTests {
         ("windows-1252.plist", "the character encoding 'windows-1252'"),
         ("uid.bplist", "a UID"),
         ("integer-beyond-64-bits.plist", "an integer beyond 64 bits, '1180591620717411303424'"),
+        ("deep-600.plist", "nested deeper than"),
+        ("deep-600.bplist", "nested deeper than"),
     ])
     func refusesValidFilesItCannotHoldAsIntact(_ name: String, _ what: String) throws {
         let directory = try TemporaryDirectory()

@@ -190,8 +190,15 @@ struct PlistCodecTests {
         let depth = PlistCodec.maximumDepth
         let allowed = String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
         #expect(throws: Never.self) { try decode(allowed) }
-        let tooDeep = String(repeating: "<array>", count: 100_000)
-        #expect(corruptReason(tooDeep) == "containers nested deeper than \(depth) levels at byte \(depth * 7)")
+        // Deeper than the limit: a well-formed file is valid but unsupported, a truncated one corrupt.
+        let tooDeep = String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+        #expect {
+            try decode(tooDeep)
+        } throws: { error in
+            guard case StoreError.unsupportedFile(_, let reason, _) = error else { return false }
+            return reason == "containers nested deeper than \(depth) levels (at byte \(depth * 7))"
+        }
+        #expect(corruptReason(String(repeating: "<array>", count: 100_000))?.contains("unexpected end of file") == true)
         var value = StoredValue.int(1)
         for _ in 0..<600 { value = .array([value]) }
         for format in [PlistFormat.xml, .binary] {

@@ -113,13 +113,15 @@ struct PlistRobustnessTests {
             corruptReason(Data("bplist00".utf8)) == "unexpected end of file at byte 8: a binary plist needs at least 41 bytes")
     }
 
-    @Test func deepBinaryNestingIsRejected() {
-        // 600 arrays each holding the next need two-byte references, so build the file by hand.
+    /// 600 arrays each holding the next (two-byte references, so built by hand); the innermost
+    /// holds `last`, an object index.
+    private func deepBinary(innermost last: Int) -> Data {
         var bytes = Array("bplist00".utf8)
         var offsets: [UInt16] = []
         for index in 0..<600 {
             offsets.append(UInt16(bytes.count))
-            bytes += [0xA1, UInt8((index + 1) >> 8), UInt8((index + 1) & 0xFF)]
+            let next = index == 599 ? last : index + 1
+            bytes += [0xA1, UInt8(next >> 8), UInt8(next & 0xFF)]
         }
         offsets.append(UInt16(bytes.count))
         bytes += [0x09]
@@ -129,6 +131,17 @@ struct PlistRobustnessTests {
         for field in [UInt64(offsets.count), 0, tableStart] {
             bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: field >> ($0 * 8)) }
         }
-        #expect(corruptReason(Data(bytes))?.hasPrefix("containers nested deeper than \(PlistCodec.maximumDepth) levels") == true)
+        return Data(bytes)
+    }
+
+    @Test func deepBinaryNestingIsUnsupportedWhenWellFormedAndCorruptWhenCyclic() {
+        #expect {
+            try PlistCodec.decode(deepBinary(innermost: 600), path: "hostile.plist")
+        } throws: { error in
+            guard case StoreError.unsupportedFile(_, let reason, _) = error else { return false }
+            return reason.hasPrefix("containers nested deeper than \(PlistCodec.maximumDepth) levels")
+        }
+        // The innermost array holds the outermost: a cycle beyond the limit is still corruption.
+        #expect(corruptReason(deepBinary(innermost: 0))?.contains("contains itself") == true)
     }
 }

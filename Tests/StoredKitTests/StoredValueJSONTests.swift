@@ -99,4 +99,15 @@ struct StoredValueJSONTests {
             #expect("\(error)".contains("import.json"))
         }
     }
+
+    @Test("a number is never rounded to another kind of value: beyond 64 bits, to infinity, to zero")
+    func numbersAreExactOrRefused() throws {
+        for text in ["18446744073709551616", "-9223372036854775809", "1e400", "-1e400", "1e-400", "0.1e-330"] {
+            let error = try #require(throws: StoreError.self) { try StoredValueJSON.decode("[\(text)]", source: "in.json") }
+            #expect("\(error)".contains("'\(text)'"), "\(error)")
+        }
+        #expect(
+            try StoredValueJSON.decode("[0e-400, 0.0, 1e308, 5e-324]")
+                == .array([.double(0), .double(0), .double(1e308), .double(.leastNonzeroMagnitude)]))
+    }
 }

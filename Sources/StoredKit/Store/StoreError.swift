@@ -132,7 +132,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .sqlite(let path, let code, let message):
             "SQLite error \(code) on '\(path)': \(message)."
         case .postgres(let server, let code, let message):
-            "PostgreSQL error \(code) on '\(server)': \(message). \(Self.postgresAdvice(code))"
+            "PostgreSQL error \(code) on '\(server)': \(message). \(Self.postgresAdvice(code, message))"
         case .unsupportedSQLite(let found, let required):
             "The system SQLite is \(found); StoredKit needs \(required) or newer. Upgrade libsqlite3."
         case .migrationFailed(let version, let name, let underlying):
@@ -164,8 +164,39 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func postgresAdvice(_ code: String) -> String {
-        switch code.prefix(2) {
+    /// The remedy for an SQLSTATE, made precise by the server's message where one code has
+    /// several causes (a statement cancelled by its timeout or by another session).
+    private static func postgresAdvice(_ code: String, _ message: String) -> String {
+        switch code {
+        case "42P01" where message.contains("storedkit_"):
+            return "StoredKit's table was dropped after the store opened it; the next write or open creates it again, "
+                + "empty. Restore its values from a backup ('stored import') if they are needed."
+        case "42501": return "Grant the user the privileges it lacks (GRANT … ON … TO the user), or connect as another user."
+        case "57014" where message.contains("statement timeout"):
+            return "The statement ran longer than the server's statement_timeout (set in the URL's options, or for the "
+                + "role or database); raise it (ALTER ROLE name SET statement_timeout = '30s') or remove it. Nothing was written."
+        case "57014": return "Another session cancelled the statement (pg_cancel_backend); nothing was written. Try again."
+        case "55P03": return "Another session held the lock longer than lock_timeout; try again when it has finished."
+        case "40001", "40P01": return "The transaction conflicted with another one and was rolled back; try again."
+        case "57P01", "57P02", "57P03": return "The server is shutting down or starting up; try again when it is back."
+        case "53300" where message.contains("for role"):
+            return "The role's CONNECTION LIMIT is reached: close its idle connections or raise the limit "
+                + "(ALTER ROLE name CONNECTION LIMIT n)."
+        case "53300" where message.contains("for database"):
+            return "The database's CONNECTION LIMIT is reached: close idle connections to it or raise the limit "
+                + "(ALTER DATABASE name CONNECTION LIMIT n)."
+        case "53300" where message.contains("pooled connections"):
+            return
+                "This process's own connections were all in use; allow the store a longer timeout or do less in each transaction."
+        case "53300":
+            return "The server's max_connections is reached: close idle connections or raise max_connections."
+        case "53100": return "The server's disk is full; free space on the server. Nothing was written."
+        case "28000":
+            return "The server does not admit this user to this database (pg_hba.conf, a role without LOGIN, or no such role); "
+                + "ask its administrator."
+        default: break
+        }
+        return switch code.prefix(2) {
         case "08": "Check that the server is running and that the URL's host, port and database are right."
         case "28": "Check the user name and the password (in the URL, PGPASSWORD or ~/.pgpass)."
         case "3D": "Create the database or name another one in the URL."

@@ -15,6 +15,7 @@ import Foundation
 /// (``FileLock``); the temporary name keeps even unserialized writers from clobbering each
 /// other's half-written files. The temporary file is created exclusively and never through a
 /// symbolic link (`O_EXCL | O_NOFOLLOW`), so a file planted under its name is never written.
+/// A FIFO, device or socket at the target is refused, never replaced.
 ///
 /// The `stored` CLI writes its exports with it too, so they are private like a store:
 ///
@@ -104,6 +105,8 @@ package enum AtomicFile {
         if (status.st_mode & S_IFMT) == S_IFDIR {
             throw StoreError.io(path: path, operation: "write", errno: EISDIR)
         }
+        // A FIFO or device (a link to /dev/null) would be replaced by a regular file.
+        if let found = FileSystem.kind(status.st_mode) { throw StoreError.notRegularFile(path: path, found: found) }
         return status
     }
 

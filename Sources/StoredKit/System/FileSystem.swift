@@ -198,7 +198,7 @@ package enum FileSystem {
     }
 
     /// Directories count as regular here: they already fail as `EISDIR`, whose advice fits.
-    private static func kind(_ mode: mode_t) -> String? {
+    static func kind(_ mode: mode_t) -> String? {
         switch mode & S_IFMT {
         case S_IFREG, S_IFDIR: nil
         case S_IFLNK: "a symbolic link"

@@ -23,6 +23,27 @@ struct PostgresErrorTests {
         #expect(try cli.run("help").stdout.contains("6  PostgreSQL server unreachable"))
     }
 
+    @Test("a role at its connection limit is status 5 naming the limit, not 6 'unreachable'")
+    func aRolesConnectionLimitIsNotAnUnreachableServer() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let url = try CLIPostgresServer.requireURL()
+        try CLIPostgresServer.psql(
+            url,
+            """
+            DO $$ BEGIN CREATE ROLE storedkit_cli_limited LOGIN CONNECTION LIMIT 0;
+            EXCEPTION WHEN duplicate_object THEN ALTER ROLE storedkit_cli_limited CONNECTION LIMIT 0; END $$;
+            """)
+        let limited = url.replacingOccurrences(of: "://postgres@", with: "://storedkit_cli_limited@")
+
+        let outcome = try cli.run("read", limited, "a")
+
+        #expect(outcome.status == 5, "\(outcome)")
+        #expect(outcome.errorOutput.contains("too many connections for role"), "\(outcome)")
+        #expect(outcome.errorOutput.contains("CONNECTION LIMIT"), "\(outcome)")
+        #expect(!outcome.errorOutput.contains("Check that the server is running"), "\(outcome)")
+    }
+
     @Test func aMalformedURLIsInvalidInputWithoutItsPassword() throws {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }

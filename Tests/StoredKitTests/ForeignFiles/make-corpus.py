@@ -8,6 +8,9 @@ plistlib makes of them, so the expectations can be checked against an independen
 """
 import os
 import plistlib
+import sys
+
+sys.setrecursionlimit(20000)  # plistlib reads and writes nested values recursively
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOCTYPE = (b'<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" '
@@ -16,6 +19,14 @@ DOCTYPE = (b'<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" '
 
 def xml(body, encoding=b"UTF-8"):
     return b'<?xml version="1.0" encoding="' + encoding + b'"?>\n' + DOCTYPE + b'<plist version="1.0">\n' + body + b"\n</plist>\n"
+
+
+def nested(depth):
+    """A store whose key "deep" holds 1 inside `depth` arrays, beside an ordinary key."""
+    value = 1
+    for _ in range(depth):
+        value = [value]
+    return {"deep": value, "other": "kept"}
 
 
 FILES = {
@@ -37,6 +48,11 @@ FILES = {
     # Valid files holding what StoredKit cannot store.
     "uid.bplist": plistlib.dumps({"object": plistlib.UID(7)}, fmt=plistlib.FMT_BINARY),
     "integer-beyond-64-bits.plist": xml(b"<dict><key>big</key><integer>1180591620717411303424</integer></dict>"),
+    # Nested deeper than StoredKit's limit: valid, but unsupported (never called corrupt).
+    # (XML without plistlib's indentation, which grows with the square of the depth.)
+    "deep-600.plist": xml(b"<dict><key>deep</key>" + b"<array>" * 600 + b"<integer>1</integer>" + b"</array>" * 600
+                          + b"<key>other</key><string>kept</string></dict>"),
+    "deep-600.bplist": plistlib.dumps(nested(600), fmt=plistlib.FMT_BINARY),
     # Keys equal only up to Unicode normalisation: two keys to plistlib, one to Swift.
     "equivalent-keys.plist": plistlib.dumps({"caf\u00e9": "composed", "cafe\u0301": "decomposed", "other": 1}),
     "equivalent-keys.bplist": plistlib.dumps(

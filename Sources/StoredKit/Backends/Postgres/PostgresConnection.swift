@@ -233,10 +233,21 @@ final class PostgresConnection: @unchecked Sendable {
     /// libpq gives no SQLSTATE for a failed connection: tell the causes a user must act on
     /// differently apart by the server's message, so the advice fits.
     private static func connectionFailureCode(_ message: String) -> String {
+        // libpq gives no SQLSTATE for a refused connection: the server's FATAL message tells the cause.
         if message.contains("authentication failed") || message.contains("no password supplied") { return "28P01" }
-        if message.contains("does not exist") && message.contains("database") { return "3D000" }
+        if message.contains("does not exist") && message.contains("database \"") { return "3D000" }
         if message.contains("the database system is") { return "57P03" }
-        if message.contains("too many clients") || message.contains("remaining connection slots") { return "53300" }
+        if message.contains("too many clients") || message.contains("remaining connection slots")
+            || message.contains("too many connections")
+        {
+            return "53300"
+        }
+        if message.contains("no pg_hba.conf entry") || message.contains("is not permitted to log in")
+            || (message.contains("role \"") && message.contains("does not exist"))
+        {
+            return "28000"
+        }
+        if message.contains("permission denied for database") { return "42501" }
         return "08001"
     }
 

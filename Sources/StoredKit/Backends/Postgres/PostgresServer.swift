@@ -168,6 +168,8 @@ final class PostgresServer: Sendable {
         } catch {
             connection.rollback()
             if !connection.isAlive { noteOutage(error) }
+            // A table dropped under an open store: the next command creates the tables again.
+            if case .postgres(_, "42P01", _)? = error as? StoreError { schemaReady.withLock { $0 = false } }
             throw error
         }
     }

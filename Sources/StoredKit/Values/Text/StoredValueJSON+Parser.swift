@@ -149,11 +149,21 @@ extension StoredValueJSON {
                 guard skipDigits() > 0 else { throw error("expected a digit in the exponent") }
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            // Nothing is rounded away silently: an integer is exact or refused, and a real may round
+            // in its last digits but never to infinity or to zero.
             if isInteger {
                 if let number = Int64(text) { return .int(number) }
                 if let number = UInt64(text) { return StoredValue(number) }
+                index = start
+                throw error(
+                    "'\(text)' is an integer beyond 64 bits (StoredKit holds -9223372036854775808 through "
+                        + "18446744073709551615); store it as a string, or as a real written with a fraction or an exponent")
             }
             guard let number = Double(text) else { throw error("'\(text)' is not a number") }
+            if let problem = StoredValueText.roundingProblem(text, number) {
+                index = start
+                throw error("'\(text)' is not stored as written: \(problem); write {\"$double\": \"inf\"} for infinity")
+            }
             return .double(number)
         }
 

@@ -12,7 +12,7 @@ import Foundation
 ///   so no precision is lost converting between 2001 and 1970. Dates outside years 1...9999, a
 ///   non-finite interval or `-0.0` fall back to `@` followed by the exact double text of
 ///   `timeIntervalSinceReferenceDate` (seconds since 2001-01-01), e.g. `@inf`.
-enum StoredValueText {
+package enum StoredValueText {
     /// Seconds from 1970-01-01 to Foundation's reference date 2001-01-01.
     private static let referenceDateOffset: Int64 = 978_307_200
     /// Seconds since 1970 of 0001-01-01T00:00:00Z and of 10000-01-01T00:00:00Z.
@@ -46,7 +46,23 @@ enum StoredValueText {
         guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) }) else {
             return nil
         }
-        return Double(String(text))
+        guard let value = Double(String(text)), roundingProblem(text, value) == nil else { return nil }
+        return value
+    }
+
+    /// Why the decimal `text` does not name `value`, strtod's reading of it, even approximately:
+    /// it overflowed to infinity or underflowed to zero. `nil` when it names it.
+    ///
+    /// ```swift
+    /// StoredValueText.roundingProblem("1e400", .infinity)  //=> "it is beyond the range of a double (about ±1.8e308)"
+    /// ```
+    package static func roundingProblem(_ text: some StringProtocol, _ value: Double) -> String? {
+        if value.isInfinite { return "it is beyond the range of a double (about ±1.8e308)" }
+        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        if value == 0, mantissa.contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
+            return "it is too small for a double (below about 4.9e-324) and would read as 0"
+        }
+        return nil
     }
 
     // MARK: Dates

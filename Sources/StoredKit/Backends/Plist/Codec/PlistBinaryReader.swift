@@ -27,6 +27,8 @@ struct PlistBinaryReader {
     private var expandedCount = 0
     private let expandedLimit: Int
     private var depth = 0
+    /// Where the first container beyond ``PlistCodec/maximumDepth`` starts, once one was checked.
+    private var firstTooDeep: Int?
     private var equivalentKeys = PlistEquivalentKeys()
 
     private init(bytes: UnsafeBufferPointer<UInt8>, path: String) {
@@ -55,7 +57,9 @@ struct PlistBinaryReader {
         var reader = PlistBinaryReader(bytes: bytes, path: path)
         defer { equivalentKeys = reader.equivalentKeys }
         let topObject = try reader.readTrailer()
-        return try reader.object(topObject).value
+        let value = try reader.object(topObject).value
+        if let offset = reader.firstTooDeep { throw PlistCodec.tooDeep(path: path, at: offset) }
+        return value
     }
 
     /// Validates the header and trailer and returns the index of the top object.
@@ -142,7 +146,10 @@ struct PlistBinaryReader {
     /// level of nesting costs only this small frame (a debug build gives every temporary of a
     /// function its own stack slot, and the scalar cases have many).
     private mutating func objectValue(at start: Int, index: Int) throws(StoreError) -> StoredValue {
-        switch bytes[start] >> 4 {
+        if depth >= PlistCodec.maximumDepth, bytes[start] >> 4 == 0xA || bytes[start] >> 4 == 0xD {
+            return try checkTooDeep(index, at: start)
+        }
+        return switch bytes[start] >> 4 {
         case 0xA: try array(at: start, index: index)
         case 0xD: try dictionary(at: start, index: index)
         default: try scalarValue(at: start)
@@ -260,6 +267,55 @@ struct PlistBinaryReader {
     }
 
     /// The key whose reference is at `position` (a string object, never a container).
+    /// Checks a container nested beyond ``PlistCodec/maximumDepth`` and everything in it without
+    /// building values, with a stack of its own rather than the thread's: a file deeper than
+    /// StoredKit reads is reported as unsupported only when all of it is well formed, and as
+    /// corrupt when any part is not. Returns a placeholder; ``read(_:path:equivalentKeys:)`` throws.
+    private mutating func checkTooDeep(_ index: Int, at start: Int) throws(StoreError) -> StoredValue {
+        if firstTooDeep == nil { firstTooDeep = start }
+        var checked = Set<Int>()
+        var stack = [(index: index, children: try children(of: start), next: 0)]
+        inProgress[index] = true
+        while let top = stack.indices.last {
+            guard stack[top].next < stack[top].children.count else {
+                inProgress[stack[top].index] = false
+                checked.insert(stack[top].index)
+                stack.removeLast()
+                continue
+            }
+            let child = stack[top].children[stack[top].next]
+            stack[top].next += 1
+            if checked.contains(child) || decoded[child] != nil { continue }
+            let childStart = try objectStart(child)
+            if bytes[childStart] >> 4 == 0xA || bytes[childStart] >> 4 == 0xD {
+                stack.append((child, try children(of: childStart), 0))
+                inProgress[child] = true
+            } else {
+                _ = try scalarValue(at: childStart)
+                checked.insert(child)
+            }
+        }
+        return .array([])
+    }
+
+    /// The object references of the array or dictionary at `start` (a dictionary's keys first,
+    /// each checked to be a string).
+    private func children(of start: Int) throws(StoreError) -> [Int] {
+        let isDictionary = bytes[start] >> 4 == 0xD
+        let (count, referencesStart) = try containerLayout(at: start, tables: isDictionary ? 2 : 1)
+        var children: [Int] = []
+        for position in 0..<(isDictionary ? 2 * count : count) {
+            children.append(try reference(at: referencesStart + position * referenceSize))
+        }
+        for key in children.prefix(isDictionary ? count : 0) {
+            let keyStart = try objectStart(key)
+            guard bytes[keyStart] >> 4 == 0x5 || bytes[keyStart] >> 4 == 0x6 else {
+                throw failure("dictionary at byte \(start) has a non-string key (object \(key))")
+            }
+        }
+        return children
+    }
+
     private mutating func key(at position: Int, inDictionaryAt start: Int) throws(StoreError) -> String {
         let keyReference = try reference(at: position)
         guard case .string(let key) = try object(keyReference).value else {
@@ -276,7 +332,7 @@ struct PlistBinaryReader {
 
     // Its own function: the message's temporaries would otherwise sit in every level's frame.
     private func tooDeep(at start: Int) -> StoreError {
-        failure("containers nested deeper than \(PlistCodec.maximumDepth) levels at byte \(start)")
+        PlistCodec.tooDeep(path: path, at: start)
     }
 
     private mutating func leaveContainer(_ index: Int) {

@@ -17,6 +17,15 @@ public enum PlistCodec {
     /// ```
     public static let maximumDepth = StoredValue.maximumDepth + 1
 
+    /// A file nested deeper than ``maximumDepth``: valid (Foundation and plistlib may read it), so
+    /// reported as unsupported and left in place, never called corrupt or moved aside.
+    static func tooDeep(path: String, at offset: Int) -> StoreError {
+        .unsupportedFile(
+            path: path, reason: "containers nested deeper than \(maximumDepth) levels (at byte \(offset))",
+            advice: "StoredKit reads values nested up to \(StoredValue.maximumDepth) levels (StoredValue.maximumDepth); "
+                + "flatten the value with the program that wrote the file, or keep using that program for it.")
+    }
+
     /// Parses a plist file, detecting the format: a `bplist` header means binary, anything else XML.
     ///
     /// Throws ``StoreError/corruptFile(path:reason:quarantinedAt:)`` naming `path` and the byte where

@@ -15,6 +15,8 @@ struct PlistXMLReader {
     private let path: String
     private var position = 0
     private var depth = 0
+    /// Where the first container beyond ``PlistCodec/maximumDepth`` starts, once one was checked.
+    private var firstTooDeep: Int?
     private var equivalentKeys = PlistEquivalentKeys()
     /// Entries and items of the containers being read, innermost last: building each dictionary at its
     /// final size avoids rehashing as it grows, and the storage is reused across containers.
@@ -89,6 +91,7 @@ struct PlistXMLReader {
         }
         try skipMarkup(allowingDeclarations: true)
         guard position == bytes.count else { throw failure("unexpected content after the property list at byte \(position)") }
+        if let offset = firstTooDeep { throw PlistCodec.tooDeep(path: path, at: offset) }
         return value
     }
 
@@ -98,11 +101,39 @@ struct PlistXMLReader {
     /// level of nesting costs only small frames (a debug build gives every temporary of a
     /// function its own stack slot, and the scalar cases have many).
     private mutating func readValue(_ tag: StartTag) throws(StoreError) -> StoredValue {
-        switch tag.element {
+        if depth >= PlistCodec.maximumDepth, !tag.isEmpty, tag.element == .dictionary || tag.element == .array {
+            return try checkTooDeep(tag)
+        }
+        return switch tag.element {
         case .dictionary: try readDictionary(tag)
         case .array: try readArray(tag)
         default: try readScalar(tag)
         }
+    }
+
+    /// Checks a container nested beyond ``PlistCodec/maximumDepth`` and everything in it without
+    /// building values, with a stack of its own rather than the thread's: a file deeper than
+    /// StoredKit reads is reported as unsupported only when all of it is well formed, and as
+    /// corrupt when any part is not. Returns a placeholder; ``readDocument()`` then throws.
+    private mutating func checkTooDeep(_ tag: StartTag) throws(StoreError) -> StoredValue {
+        if firstTooDeep == nil { firstTooDeep = tag.offset }
+        var open = [tag]
+        while let inner = open.last {
+            try skipMarkup(allowingDeclarations: false)
+            try requireElementStart(inside: inner)
+            if isAtEndTag {
+                try readEndTag(of: inner.element)
+                open.removeLast()
+                continue
+            }
+            let next = try readStartTag()
+            switch next.element {
+            case .dictionary, .array: if !next.isEmpty { open.append(next) }
+            case .key: if !next.isEmpty { _ = try readText(closing: .key) }
+            default: _ = try readScalar(next)
+            }
+        }
+        return .array([])
     }
 
     private mutating func readScalar(_ tag: StartTag) throws(StoreError) -> StoredValue {
@@ -209,7 +240,7 @@ struct PlistXMLReader {
 
     private mutating func enterContainer(_ tag: StartTag) throws(StoreError) {
         guard depth < PlistCodec.maximumDepth else {
-            throw failure("containers nested deeper than \(PlistCodec.maximumDepth) levels at byte \(tag.offset)")
+            throw PlistCodec.tooDeep(path: path, at: tag.offset)
         }
         depth += 1
     }
