@@ -12,7 +12,7 @@ import Foundation
 ///   so no precision is lost converting between 2001 and 1970. Dates outside years 1...9999, a
 ///   non-finite interval or `-0.0` fall back to `@` followed by the exact double text of
 ///   `timeIntervalSinceReferenceDate` (seconds since 2001-01-01), e.g. `@inf`.
-enum StoredValueText {
+package enum StoredValueText {
     /// Seconds from 1970-01-01 to Foundation's reference date 2001-01-01.
     private static let referenceDateOffset: Int64 = 978_307_200
     /// Seconds since 1970 of 0001-01-01T00:00:00Z and of 10000-01-01T00:00:00Z.
@@ -21,7 +21,7 @@ enum StoredValueText {
     // MARK: Doubles
 
     /// The exact text of `value`: `"0.1"`, `"-0.0"`, `"inf"`, `"nan"`.
-    static func text(of value: Double) -> String {
+    package static func text(of value: Double) -> String {
         if value.isNaN {
             return value.bitPattern == Double.nan.bitPattern ? "nan" : "nan:0x" + String(value.bitPattern, radix: 16)
         }
@@ -30,7 +30,7 @@ enum StoredValueText {
     }
 
     /// Reads a text written by ``text(of:)-(Double)``; nil when it is not one.
-    static func double(from text: some StringProtocol) -> Double? {
+    package static func double(from text: some StringProtocol) -> Double? {
         switch text {
         case "nan": return .nan
         case "inf": return .infinity
@@ -52,13 +52,13 @@ enum StoredValueText {
     // MARK: Dates
 
     /// The exact text of `date`, ISO 8601 UTC when possible.
-    static func text(of date: Date) -> String {
+    package static func text(of date: Date) -> String {
         let interval = date.timeIntervalSinceReferenceDate
         return isoText(interval) ?? "@" + text(of: interval)
     }
 
     /// Reads a text written by ``text(of:)-(Date)``; nil when it is not one.
-    static func date(from text: some StringProtocol) -> Date? {
+    package static func date(from text: some StringProtocol) -> Date? {
         if text.hasPrefix("@") {
             return double(from: text.dropFirst()).map { Date(timeIntervalSinceReferenceDate: $0) }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 import Synchronization
 
 /// The one listener connection of a process to a server, owned by one dedicated thread (never

@@ -1,4 +1,5 @@
 internal import CStoredPostgres
+import StoredKit
 
 /// A server's connection parameters as libpq reads them (URI or `key=value` form): the key that
 /// shares connections between the stores of one process, and a description without the password.

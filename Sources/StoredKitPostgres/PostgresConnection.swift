@@ -1,4 +1,5 @@
 internal import CStoredPostgres
+import StoredKit
 
 /// One libpq connection, used by one thread at a time (the pool hands it out exclusively, and
 /// the listener thread owns its own), hence `@unchecked Sendable`.
