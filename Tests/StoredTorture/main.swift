@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 
 // stored-torture: reliability scenarios for StoredKit, each printing one figure line per
 // configuration and exiting non-zero when any loss, corruption or crash figure is not zero.
@@ -18,6 +19,8 @@ let usage = """
     start (Scripts/postgres-test-server.sh); server-restart always starts its own.
     """
 
+// SIGINT and SIGTERM end it (and its children) through StoredKit's exit sequence: 130, 143.
+TerminationSignals.endThroughExitSequence()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func option(_ name: String) -> String? {
