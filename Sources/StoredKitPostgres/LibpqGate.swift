@@ -33,6 +33,18 @@ final class LibpqGate: Sendable {
 
     private init() {
         ExitSequence.addShutdownHook { LibpqGate.shared.close() }
+        // OpenSSL registers its own atexit cleanup when it is first initialised, which libpq does
+        // in the middle of the first TLS handshake: a process exiting then ran that cleanup first
+        // and crashed the handshake (SIGSEGV in stored-torture exit). Initialised here, before the
+        // sequence is armed, its handler runs after the sequence. libpq links libssl, so the
+        // symbol is in the process.
+        if let initialise = dlsym(nil, "OPENSSL_init_ssl") {
+            typealias Initialise = @convention(c) (UInt64, UnsafeRawPointer?) -> Int32
+            _ = unsafeBitCast(initialise, to: Initialise.self)(0, nil)
+        }
+        // A process may exit while its first store is still connecting: the sequence must be
+        // registered before the first libpq call, not only when a store has opened.
+        ExitSequence.arm()
     }
 
     /// Whether the process is exiting: libpq is closed.

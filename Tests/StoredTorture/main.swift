@@ -14,6 +14,7 @@ let usage = """
       faults [CASES=50]                                       disk full, read-only directory, fsync failure, short writes
       migration [TRIALS=200]                                  kill -9 during a migration
       replace [TRIALS=200]                                    mv a backup over / rm the file while a writer has it open
+      exit [PROCESSES=1000]                                   processes exiting at random moments of a PostgreSQL store (TCP, TLS, down, silent)
       all [--small]                                           every scenario (small counts with --small)
     PostgreSQL scenarios use --postgres URL, else $STOREDKIT_POSTGRES_URL, else a throwaway server they
     start (Scripts/postgres-test-server.sh); server-restart always starts its own.
@@ -94,6 +95,9 @@ do {
     case "faults":
         say("faults seed \(seed)")
         passed = try FaultScenario.run(cases: count(default: 50), seed: seed)
+    case "exit":
+        say("exit seed \(seed)")
+        passed = try ExitScenario.run(trials: count(default: 1000), seed: seed, server: postgresServer())
     case "server-restart":
         passed = try ServerRestartScenario.run(restarts: count(default: 100), server: TortureServer(url: nil))
     case "migration":

@@ -31,9 +31,12 @@ final class StoreRegistry: Sendable {
     func flushAll(within deadline: Duration) -> DispatchGroup {
         let open = stores.withLock { $0.values.compactMap(\.store) }
         let group = DispatchGroup()
+        // A queue of its own: its threads are not capped at one per core as the global queue's
+        // are, so flushes blocked on a silent server do not hold up the others.
+        let flushes = DispatchQueue(label: "StoredKit.exit-flush", attributes: .concurrent)
         for store in open {
             // Failures were reported on the store's diagnostics; nothing more can be done at exit.
-            DispatchQueue.global().async(group: group) { try? store.flush() }
+            flushes.async(group: group) { try? store.flush() }
         }
         _ = group.wait(timeout: .now() + deadline.dispatchInterval)
         return group
