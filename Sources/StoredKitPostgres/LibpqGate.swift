@@ -32,19 +32,21 @@ final class LibpqGate: Sendable {
     private let state = Mutex(State())
 
     private init() {
+        // Registered and armed first: an exit from now on runs the sequence, whose hook uses
+        // `LibpqGate.shared` and so waits until this initialiser has returned.
         ExitSequence.addShutdownHook { LibpqGate.shared.close() }
-        // OpenSSL registers its own atexit cleanup when it is first initialised, which libpq does
-        // in the middle of the first TLS handshake: a process exiting then ran that cleanup first
-        // and crashed the handshake (SIGSEGV in stored-torture exit). Initialised here, before the
-        // sequence is armed, its handler runs after the sequence. libpq links libssl, so the
-        // symbol is in the process.
-        if let initialise = dlsym(nil, "OPENSSL_init_ssl") {
-            typealias Initialise = @convention(c) (UInt64, UnsafeRawPointer?) -> Int32
-            _ = unsafeBitCast(initialise, to: Initialise.self)(0, nil)
-        }
-        // A process may exit while its first store is still connecting: the sequence must be
-        // registered before the first libpq call, not only when a store has opened.
         ExitSequence.arm()
+        // OpenSSL registers an atexit cleanup when it is first initialised, which libpq does in the
+        // middle of the first TLS handshake: an exit then ran that cleanup under the handshake
+        // (SIGSEGV in stored-torture exit), and an exit during OpenSSL's own initialisation did
+        // the same. Initialised here with OPENSSL_INIT_NO_ATEXIT, it registers none (its library
+        // destructor cleans up after every atexit handler). libpq links libcrypto, so the symbol
+        // is in the process.
+        if let initialise = dlsym(nil, "OPENSSL_init_crypto") {
+            typealias Initialise = @convention(c) (UInt64, UnsafeRawPointer?) -> Int32
+            let noAtExit: UInt64 = 0x0008_0000  // OPENSSL_INIT_NO_ATEXIT (OpenSSL 3)
+            _ = unsafeBitCast(initialise, to: Initialise.self)(noAtExit, nil)
+        }
     }
 
     /// Whether the process is exiting: libpq is closed.
