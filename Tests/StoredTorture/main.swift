@@ -114,6 +114,7 @@ do {
             try MigrationCrashScenario.run(trials: small ? 6 : 200, kinds: kinds),
             try ReplaceScenario.run(trials: small ? 8 : 200, kinds: kinds),
             try !includesPostgres || ServerRestartScenario.run(restarts: small ? 2 : 100, server: TortureServer(url: nil)),
+            try !includesPostgres || ExitScenario.run(trials: small ? 40 : 1000, seed: seed, server: postgresServer()),
         ]
         passed = !results.contains(false)
     default:
