@@ -2,10 +2,10 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: demo test bench bench-quick deps lint api-check torture fuzz docs docs-preview docs-check docs-python docs-deps
+.PHONY: demo test bench bench-quick deps deps-sqlite deps-postgres lint api-check torture fuzz docs docs-preview docs-check docs-python docs-deps
 
 ## Run the demo: a sidebar whose customization persists in an embedded SQLite store.
-demo: deps
+demo: deps-sqlite
 	$(SWIFT) run stored-demo
 
 ## Run every test (unit, CLI, multi-process, PostgreSQL). XDG_CONFIG_HOME points at a throwaway
@@ -62,13 +62,18 @@ api-check: deps
 lint:
 	$(SWIFT) format lint -r Sources Tests Benchmarks Fuzz/Targets Fuzz/Support
 
-## Debian packages the build needs: SQLite's and libpq's headers (found through pkg-config), and a
-## PostgreSQL server that the tests start and stop themselves.
-deps:
+## Debian packages the build needs. StoredKit links SQLite only (libsqlite3-dev); StoredKitPostgres
+## and everything built on it (the CLI, the tools, the tests) need libpq's headers (libpq-dev), and
+## the tests a PostgreSQL server they start and stop themselves. `make demo` builds stored-demo,
+## which imports StoredKit alone, so it installs deps-sqlite only; every other target builds the
+## whole package and installs both.
+deps: deps-sqlite deps-postgres
+deps-sqlite:
 	@if ! pkg-config --exists sqlite3 2>/dev/null; then \
 		echo "Installing libsqlite3-dev and pkg-config..."; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libsqlite3-dev pkg-config sqlite3; \
 	fi
+deps-postgres:
 	@if ! pkg-config --exists libpq 2>/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		echo "Installing libpq-dev and postgresql (client library, and a server for the tests)..."; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libpq-dev postgresql; \

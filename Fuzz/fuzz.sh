@@ -13,7 +13,9 @@ cd "$(dirname "$0")/.."
 
 SWIFTC=${SWIFTC:-swiftc}
 OUT=Fuzz/out
-FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -package-name StoredKit -I Sources/CStoredSQLite -I Sources/CStoredPostgres -Xcc -I/usr/include/postgresql)
+FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -package-name StoredKit -I Sources/CStoredSQLite)
+# StoredKitPostgres and libpq: only the CLI's target needs them (the CLI opens servers too).
+POSTGRES_FLAGS=(-I Sources/CStoredPostgres $(pkg-config --cflags-only-I libpq 2>/dev/null | sed 's/-I/-Xcc -I/g'))
 TARGETS=(plist-reader stored-value-json stored-value-decoder stored-value-encoder cli-value-parser)
 CLI_SOURCES=${CLI_SOURCES:-Sources/stored}
 
@@ -48,16 +50,22 @@ build() {
     # shellcheck disable=SC2086
     "$SWIFTC" "${FLAGS[@]}" -module-name StoredKit -enable-testing -emit-library -static -emit-module \
         -emit-module-path "$OUT/StoredKit.swiftmodule" $sources -o "$OUT/libStoredKit.a" 2>&1 | quiet_linker
+    # shellcheck disable=SC2046
+    "$SWIFTC" "${FLAGS[@]}" "${POSTGRES_FLAGS[@]}" -module-name StoredKitPostgres -I "$OUT" -enable-testing -emit-library \
+        -static -emit-module -emit-module-path "$OUT/StoredKitPostgres.swiftmodule" \
+        $(find Sources/StoredKitPostgres -name '*.swift' | sort) -o "$OUT/libStoredKitPostgres.a" 2>&1 | quiet_linker
     # The tests' shared fixtures and generators (the encoder target fuzzes with the tests' generator).
     # shellcheck disable=SC2046
     "$SWIFTC" "${FLAGS[@]}" -module-name StoredKitTestSupport -I "$OUT" -emit-library -static -emit-module \
         -emit-module-path "$OUT/StoredKitTestSupport.swiftmodule" $(find Tests/StoredKitTestSupport -name '*.swift' | sort) \
         -o "$OUT/libStoredKitTestSupport.a" 2>&1 | quiet_linker
     for target in "${TARGETS[@]}"; do
+        local extra=()
+        [ "$target" = cli-value-parser ] && extra=("${POSTGRES_FLAGS[@]}" "$OUT/libStoredKitPostgres.a" -lpq)
         # Every target gets the shared driver in Fuzz/Support (reading the input, the round-trip check).
         # shellcheck disable=SC2046
         "$SWIFTC" "${FLAGS[@]}" -module-name FuzzTarget -I "$OUT" $(source_of "$target") $(find Fuzz/Support -name '*.swift' | sort) \
-            "$OUT/libStoredKitTestSupport.a" "$OUT/libStoredKit.a" -lsqlite3 -lpq -o "$OUT/fuzz-$target" 2>&1 | quiet_linker
+            "${extra[@]}" "$OUT/libStoredKitTestSupport.a" "$OUT/libStoredKit.a" -lsqlite3 -o "$OUT/fuzz-$target" 2>&1 | quiet_linker
     done
 }
 

@@ -34,6 +34,12 @@ PAGES = [
     ("storedkit-landing", "StoredKit/documentation/storedkit/", "StoredKit"),
     ("storedkit-getting-started", "StoredKit/documentation/storedkit/gettingstarted", "Getting started"),
     ("storedkit-choosing-a-store", "StoredKit/documentation/storedkit/choosingastore", "Choosing a store"),
+    ("storedkitpostgres-landing", "StoredKitPostgres/documentation/storedkitpostgres/", "StoredKitPostgres"),
+    (
+        "storedkitpostgres-sharing-preferences-across-machines",
+        "StoredKitPostgres/documentation/storedkitpostgres/sharingpreferencesacrossmachines",
+        "Sharing preferences across machines",
+    ),
     ("tabkit-landing", "TabKit/documentation/tabkit/", "TabKit"),
     (
         "tabkit-persisting-a-tab-customization",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the documentation sites of StoredKit and TabKit into .build/docs.
+# Builds the documentation sites of StoredKit, StoredKitPostgres and TabKit into .build/docs.
 #
 # The symbol graphs come from the modules of the ordinary debug build (`swift build`, a no-op
 # when `make test` has run), read by `swift symbolgraph-extract`, so nothing is compiled twice;
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 swift=${SWIFT:-swift}
-modules=(StoredKit TabKit)
+modules=(StoredKit StoredKitPostgres TabKit)
 out=.build/docs
 graphs=.build/symbol-graphs
 
@@ -27,7 +27,7 @@ done
 
 bin=$($swift build --show-bin-path)
 triple=$($swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
-# The C modules StoredKit imports, found as the build found them (pkg-config paths included).
+# The C modules StoredKit and StoredKitPostgres import, found as the build found them (pkg-config paths included).
 clang_flags=()
 for dir in Sources/CStoredSQLite Sources/CStoredPostgres; do clang_flags+=(-I "$dir"); done
 for flag in $(pkg-config --cflags-only-I sqlite3 libpq 2>/dev/null); do clang_flags+=(-Xcc "$flag"); done
@@ -36,8 +36,12 @@ rm -rf "$out" "$graphs"
 mkdir -p "$out"
 for module in "${modules[@]}"; do
     mkdir -p "$graphs/$module"
+    # StoredKitPostgres extends StoredKit's types (AnyBackend.postgres, Backend.postgres): extension
+    # blocks put those members on its own pages, under the extended types.
+    extension_blocks=()
+    [ "$module" = StoredKitPostgres ] && extension_blocks=(-emit-extension-block-symbols)
     $swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$bin/Modules" "${clang_flags[@]}" \
-        -minimum-access-level public -skip-inherited-docs -output-dir "$graphs/$module"
+        -minimum-access-level public -skip-inherited-docs "${extension_blocks[@]}" -output-dir "$graphs/$module"
     # docc prints warnings and still succeeds without --warnings-as-errors; with it, the first
     # warning fails the build and every one is printed.
     docc convert "Sources/$module/$module.docc" \
@@ -56,11 +60,13 @@ cat >"$out/index.html" <<'HTML'
 <h1>StoredKit documentation</h1>
 <ul>
   <li><a href="StoredKit/documentation/storedkit/">StoredKit</a>: the preferences store</li>
+  <li><a href="StoredKitPostgres/documentation/storedkitpostgres/">StoredKitPostgres</a>: the PostgreSQL backend</li>
   <li><a href="TabKit/documentation/tabkit/">TabKit</a>: the headless tab model</li>
 </ul>
 HTML
 
 echo "Documentation: $PWD/$out"
 echo "  StoredKit: $PWD/$out/StoredKit/documentation/storedkit/index.html"
+echo "  StoredKitPostgres: $PWD/$out/StoredKitPostgres/documentation/storedkitpostgres/index.html"
 echo "  TabKit:    $PWD/$out/TabKit/documentation/tabkit/index.html"
 echo "Browse it with 'make docs-preview' (a static site: open it through a web server, not file://)."

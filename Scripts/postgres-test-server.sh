@@ -5,6 +5,8 @@
 # `restart DIR` crashes it (`-m immediate`, as a power cut would) and starts it again on the same
 # port; `halt DIR` crashes it and leaves it down (an outage), `resume DIR` starts it again on the
 # same port; `stop DIR` stops it and removes DIR. Settings stay durable (fsync on), as in production.
+# `start DIR ssl` also accepts TLS (a self-signed certificate made with openssl): connect with
+# sslmode=require.
 #
 #   eval "$(Scripts/postgres-test-server.sh start /tmp/pg)"; swift test; Scripts/postgres-test-server.sh stop /tmp/pg
 set -euo pipefail
@@ -17,6 +19,7 @@ done
 
 command=${1:-}
 dir=${2:-}
+tls=${3:-}
 [ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|restart|halt|resume|stop DIR" >&2; exit 64; }
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -45,10 +48,20 @@ start)
     hba="$dir/data/pg_hba.conf"
     { echo "host all storedkit_password_test 127.0.0.1/32 scram-sha-256"; cat "$hba"; } >"$hba.new"
     cat "$hba.new" >"$hba" && rm "$hba.new"
+    extra=""
+    if [ "$tls" = ssl ]; then
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+            -keyout "$dir/server.key" -out "$dir/server.crt" >"$dir/openssl.log" 2>&1 \
+            || { cat "$dir/openssl.log" >&2; exit 1; }
+        chmod 0600 "$dir/server.key"
+        [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/server.key" "$dir/server.crt"
+        extra="-c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
+    fi
+    echo "$extra" >"$dir/options"
     for attempt in 1 2 3; do
         port=$(free_port)
         if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start >/dev/null; then
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir $extra" start >/dev/null; then
             echo "$port" >"$dir/port"
             echo "STOREDKIT_POSTGRES_URL='postgresql://postgres@127.0.0.1:$port/postgres'"
             echo "STOREDKIT_POSTGRES_SOCKET_URL='postgresql:///postgres?host=$dir&port=$port&user=postgres'"
@@ -68,8 +81,9 @@ halt)
     ;;
 resume)
     port=$(cat "$dir/port")
+    extra=$(cat "$dir/options" 2>/dev/null || true)
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir $extra" start >/dev/null
     ;;
 stop)
     if [ -f "$dir/data/postmaster.pid" ]; then

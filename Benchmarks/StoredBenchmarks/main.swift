@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 
 // stored-bench: StoredKit against the baselines a user would otherwise write, measured in one run.
 
@@ -150,6 +151,8 @@ func runBenchmarks(_ options: Options) -> Int32 {
     return failed.isEmpty && overBudget.isEmpty ? 0 : 1
 }
 
+// SIGINT and SIGTERM end it (and its children) through StoredKit's exit sequence: 130, 143.
+TerminationSignals.endThroughExitSequence()
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))

@@ -20,13 +20,17 @@ func standardOutput(_ text: String) {
 
 do {
     let (command, storeURL) = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
+    let interactive =
+        command == .show && RawTerminal.standardStreamsAreInteractive
+        && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    // The interactive screen takes its signals itself (it restores the terminal, then exits through
+    // the same sequence); every other command ends on SIGINT and SIGTERM through the exit sequence
+    // (130, 143). Before the store opens, so no thread starts with the signals unblocked.
+    if !interactive { TerminationSignals.endThroughExitSequence() }
     if case .measureLatency(let count) = command {
         print(try LatencyMeasurement(count: count).run())
         exit(0)
     }
-    let interactive =
-        command == .show && RawTerminal.standardStreamsAreInteractive
-        && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     // Opened before the screen is taken over: a store that cannot be opened, or is corrupt
     // (refused, not moved aside, so the person sees why), leaves the terminal as it was.
     let store = try PreferenceStore(fileAt: storeURL, corruption: interactive ? .fail : .quarantine)

@@ -56,6 +56,7 @@ enum HelpText {
               4  corrupt store
               5  I/O or permission error, or a store that does not exist
               6  PostgreSQL server unreachable (not running, wrong host or port, starting up); try again later
+              130  ended by SIGINT (Ctrl-C), 143  ended by SIGTERM: pending writes flushed (at most 5 s), connections closed
 
             Errors go to stderr as one line naming the file or key and what to do.
             Run 'stored help COMMAND' for the options and examples of a command.

@@ -1,4 +1,5 @@
 import StoredKit
+import StoredKitPostgres
 
 // `namespaces`: what a PostgreSQL database holds, as `defaults domains` lists the suites.
 extension Command {

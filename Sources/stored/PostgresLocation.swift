@@ -1,4 +1,5 @@
 import StoredKit
+import StoredKitPostgres
 
 /// A namespace on a PostgreSQL server named on the command line: the URL as given (handed to
 /// libpq unchanged) and everything messages may show, which never includes the password.

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 
 /// What a `STORE` argument names: a file path, a suite name in Foundation's UserDefaults
 /// location, or a namespace on a PostgreSQL server.

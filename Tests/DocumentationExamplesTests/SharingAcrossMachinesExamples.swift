@@ -1,10 +1,11 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 import StoredKitTestSupport
 import Testing
 
 // The examples of "Sharing preferences across machines"
-// (Sources/StoredKit/StoredKit.docc/SharingPreferencesAcrossMachines.md). They need the throwaway
+// (Sources/StoredKitPostgres/StoredKitPostgres.docc/SharingPreferencesAcrossMachines.md). They need the throwaway
 // PostgreSQL server `make test` starts; without STOREDKIT_POSTGRES_URL they are skipped (under
 // CI=true they fail instead).
 

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 import StoredKitTestSupport
 import Testing
 

@@ -26,6 +26,16 @@ struct PostgresTortureTests {
         run.expectClean()
     }
 
+    /// Processes that exit (or get SIGTERM) at random moments of a store's life, over TCP, TLS, to
+    /// a stopped and to a silent server, all end with their own status within 10 s, never by a signal.
+    @Test func processesExitingAtRandomMomentsAllExitCleanly() throws {
+        let (url, _) = try PostgresURLs.require()
+        let run = try TortureRun(["exit", "40", "--postgres", url])
+        let line = try #require(run.lines.first { $0.hasPrefix("exit:") }, "\(run.lines)")
+        #expect(line.contains("40 processes, 0 failed"), "\(line)")
+        run.expectClean()
+    }
+
     @Test func aRestartedServerLosesNothingAndEveryClientComesBack() throws {
         _ = try PostgresURLs.require()
         let run = try TortureRun(["server-restart", "2"])

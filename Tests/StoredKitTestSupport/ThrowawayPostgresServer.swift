@@ -29,14 +29,16 @@ public final class ThrowawayPostgresServer: Sendable {
     public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appending(path: "Scripts/postgres-test-server.sh").path
 
-    /// Starts a server in a new directory under the system temporary directory named `label-<UUID>`.
+    /// Starts a server in a new directory under the system temporary directory named `label-<UUID>`;
+    /// with `tls`, it also accepts TLS with a self-signed certificate (connect with `sslmode=require`).
     ///
     /// ```swift
     /// let server = try ThrowawayPostgresServer(label: "storedkit-pg")
+    /// let secure = try ThrowawayPostgresServer(label: "storedkit-pg-tls", tls: true)
     /// ```
-    public init(label: String) throws {
+    public init(label: String, tls: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "\(label)-\(UUID().uuidString)").path
-        let output = try Self.run("start", directory)
+        let output = try Self.run("start", directory, tls ? ["ssl"] : [])
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("STOREDKIT_POSTGRES_URL=") }) else {
             throw ThrowawayPostgresServerError(description: "the throwaway PostgreSQL server did not start: \(output)")
         }
@@ -71,13 +73,13 @@ public final class ThrowawayPostgresServer: Sendable {
     /// ```
     public func stop() { _ = try? Self.run("stop", directory) }
 
-    private static func run(_ command: String, _ directory: String) throws -> String {
+    private static func run(_ command: String, _ directory: String, _ options: [String] = []) throws -> String {
         guard FileManager.default.fileExists(atPath: script) else {
             throw ThrowawayPostgresServerError(description: "no \(script): run this from a StoredKit checkout")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, command, directory]
+        process.arguments = [script, command, directory] + options
         // A file, not a pipe: the server the script starts could keep a pipe's write end open.
         let outputFile = FileManager.default.temporaryDirectory.appending(path: "storedkit-pg-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)

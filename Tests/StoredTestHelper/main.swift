@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 import Synchronization
 
 // A helper process for the multi-process tests: each command opens a real store file,

@@ -28,6 +28,8 @@ enum ChildCommand {
             try ServerRestartScenario.writer(target: try argument(1), key: try argument(2))
         case "restart-observer":
             try ServerRestartScenario.observer(target: try argument(1), keys: Array(arguments.dropFirst(2)))
+        case "exit-at":
+            ExitScenario.child(url: try argument(1), namespace: try argument(2), moment: try argument(3), delay: try number(4))
         case "migrate":
             try MigrationCrashScenario.child(path: try argument(1))
         default:

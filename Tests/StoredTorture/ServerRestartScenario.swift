@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 
 /// The server crashes under running clients: W writer processes (each acknowledging every write
 /// the server took, retrying while it is down) and O observer processes watching every writer's

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 
 /// What a child process opens: a store file by path, or a namespace on a PostgreSQL server,
 /// written `postgresql://…#namespace` so one argument carries both (libpq never sees the `#`).

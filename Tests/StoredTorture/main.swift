@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 
 // stored-torture: reliability scenarios for StoredKit, each printing one figure line per
 // configuration and exiting non-zero when any loss, corruption or crash figure is not zero.
@@ -13,11 +14,14 @@ let usage = """
       faults [CASES=50]                                       disk full, read-only directory, fsync failure, short writes
       migration [TRIALS=200]                                  kill -9 during a migration
       replace [TRIALS=200]                                    mv a backup over / rm the file while a writer has it open
+      exit [PROCESSES=1000]                                   processes exiting at random moments of a PostgreSQL store (TCP, TLS, down, silent)
       all [--small]                                           every scenario (small counts with --small)
     PostgreSQL scenarios use --postgres URL, else $STOREDKIT_POSTGRES_URL, else a throwaway server they
     start (Scripts/postgres-test-server.sh); server-restart always starts its own.
     """
 
+// SIGINT and SIGTERM end it (and its children) through StoredKit's exit sequence: 130, 143.
+TerminationSignals.endThroughExitSequence()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func option(_ name: String) -> String? {
@@ -91,6 +95,9 @@ do {
     case "faults":
         say("faults seed \(seed)")
         passed = try FaultScenario.run(cases: count(default: 50), seed: seed)
+    case "exit":
+        say("exit seed \(seed)")
+        passed = try ExitScenario.run(trials: count(default: 1000), seed: seed, server: postgresServer())
     case "server-restart":
         passed = try ServerRestartScenario.run(restarts: count(default: 100), server: TortureServer(url: nil))
     case "migration":
@@ -107,6 +114,7 @@ do {
             try MigrationCrashScenario.run(trials: small ? 6 : 200, kinds: kinds),
             try ReplaceScenario.run(trials: small ? 8 : 200, kinds: kinds),
             try !includesPostgres || ServerRestartScenario.run(restarts: small ? 2 : 100, server: TortureServer(url: nil)),
+            try !includesPostgres || ExitScenario.run(trials: small ? 40 : 1000, seed: seed, server: postgresServer()),
         ]
         passed = !results.contains(false)
     default:

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 
 // The PostgreSQL scenarios that involve other processes and many namespaces.
 extension PostgresScenarios {

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import StoredKitPostgres
 import Synchronization
 
 /// The PostgreSQL backend against raw libpq on the same server (``RawPostgresBaseline``), and

@@ -4,8 +4,8 @@ import Foundation
 /// agree and the choice reads as naturally as a single backend does.
 ///
 /// `PreferenceStore(_:)` takes `AnyBackend` as well as any concrete ``Backend``, and `AnyBackend`
-/// offers the same factories (`.sqlite(at:)`, `.plist(at:)`, `.plist(suite:)`,
-/// `.postgres(url:namespace:timeout:)`), so a condition between two of them compiles as it is written.
+/// offers the same factories (`.sqlite(at:)`, `.plist(at:)`, `.plist(suite:)`, and
+/// `.postgres(url:namespace:timeout:)` from StoredKitPostgres), so a condition between two of them compiles as it is written.
 /// The store keeps the backend inside, not the wrapper: `store.backend` is the real one.
 ///
 /// ```swift
@@ -58,18 +58,6 @@ public struct AnyBackend: Sendable {
         suite: String, format: PlistFormat = .xml, corruption: CorruptionPolicy = .quarantine
     ) -> AnyBackend {
         AnyBackend(PlistBackend(at: PlistBackend.fileURL(forSuite: suite), format: format, corruption: corruption))
-    }
-
-    /// ``PostgresBackend`` for `namespace` on the server at `url`, as
-    /// `Backend.postgres(url:namespace:timeout:)` makes it.
-    ///
-    /// ```swift
-    /// let backend: AnyBackend = .postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42")
-    /// ```
-    public static func postgres(
-        url: String, namespace: String = "default", timeout: Duration = .seconds(5)
-    ) -> AnyBackend {
-        AnyBackend(PostgresBackend(url: url, namespace: namespace, timeout: timeout))
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Every open store, so the pending writes of all of them are flushed at normal process exit.
+/// Every open store, so the pending writes of all of them are flushed when the process exits
+/// (``ExitSequence`` runs ``flushAll(within:)``; the first store to open arms it).
 final class StoreRegistry: Sendable {
     static let shared = StoreRegistry()
 
@@ -12,7 +13,7 @@ final class StoreRegistry: Sendable {
     private let stores = Mutex<[ObjectIdentifier: WeakStore]>([:])
 
     private init() {
-        atexit { StoreRegistry.shared.flushAll() }
+        ExitSequence.arm()
     }
 
     func add(_ store: PreferenceStore) {
@@ -23,8 +24,29 @@ final class StoreRegistry: Sendable {
         stores.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(store)) }
     }
 
-    private func flushAll() {
+    /// Starts the flush of every open store at once, each on its own Dispatch worker, and waits
+    /// at most `deadline` for all of them: stores on one silent server cost `deadline` once, not
+    /// once each, and a file store is not kept waiting behind them. Returns the group of flushes,
+    /// so the caller can wait for the stragglers once it has made them fail fast.
+    func flushAll(within deadline: Duration) -> DispatchGroup {
         let open = stores.withLock { $0.values.compactMap(\.store) }
-        for store in open { try? store.flush() }  // failures were reported; nothing more can be done at exit
+        let group = DispatchGroup()
+        // A queue of its own: its threads are not capped at one per core as the global queue's
+        // are, so flushes blocked on a silent server do not hold up the others.
+        let flushes = DispatchQueue(label: "StoredKit.exit-flush", attributes: .concurrent)
+        for store in open {
+            // Failures were reported on the store's diagnostics; nothing more can be done at exit.
+            flushes.async(group: group) { try? store.flush() }
+        }
+        _ = group.wait(timeout: .now() + deadline.dispatchInterval)
+        return group
+    }
+}
+
+extension Duration {
+    /// This duration for Dispatch's clock (whole milliseconds, rounded down).
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// A batch that sets one key commits in one statement (``PostgresSchema/upsertAlone``) instead
 /// of a four-round-trip transaction: the same rows, one revision and one notification per

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// The process's one listener thread serves every namespace: a namespace whose commit waits (for
 /// a row lock someone holds, for a slow server) must not hold up the notifications of the others.

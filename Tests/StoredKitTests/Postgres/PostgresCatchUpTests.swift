@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// The catch-up read (``PostgresSchema/selectSince``): one statement that says whether to read
 /// the namespace whole, decoded straight from libpq's result.

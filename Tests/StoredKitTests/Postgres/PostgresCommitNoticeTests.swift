@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// The `v2` notification payload that carries a commit's changes: what a writer builds, what a
 /// listener reads back, and what it refuses (so it reads from the server instead). No server.

@@ -1,6 +1,7 @@
 import Foundation
 import StoredKit
 import StoredKitConformance
+import StoredKitPostgres
 import Testing
 
 /// The conformance suite on PostgreSQL, each check in a fresh namespace of the test server.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// Bad URLs and unreachable servers fail the open with an error that names the server and
 /// says what to do, and never print the password.

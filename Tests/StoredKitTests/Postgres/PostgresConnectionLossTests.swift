@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// Connections cut with `pg_terminate_backend` (a restarted PgBouncer, an administrator, a
 /// failover): the pool opens a fresh one, and the listener reconnects and catches up.

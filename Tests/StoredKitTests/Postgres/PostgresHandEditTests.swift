@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// Someone edits the table with `psql`: triggers bump the revision and notify, so open stores
 /// learn of it as of any other writer; the store's own writes are bumped and announced once.

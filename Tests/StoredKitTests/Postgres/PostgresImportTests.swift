@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// How a fleet moves from per-machine files to the shared server: a migration imports the old
 /// store into the namespace, once, and empties the file.

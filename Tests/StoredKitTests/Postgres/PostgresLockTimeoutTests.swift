@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// libpq's own parameters pass through the URL: a `lock_timeout` set there ends an `update` that
 /// waits for a namespace another session holds with a typed error, and the data stays as it was.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// Namespaces are the unit of isolation, whatever their text: they and the keys are bound
 /// parameters, never SQL text.

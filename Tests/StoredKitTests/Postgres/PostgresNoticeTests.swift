@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// What the server says besides results (a trigger's `RAISE WARNING`, a deprecation notice) is an
 /// event of the store whose command caused it, never text on standard error.

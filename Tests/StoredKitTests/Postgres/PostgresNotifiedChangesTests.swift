@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// A commit whose changes fit its `NOTIFY` is applied by a current listener without a read; a
 /// gap, a large commit, a payload that does not read, or another version's payload falls back

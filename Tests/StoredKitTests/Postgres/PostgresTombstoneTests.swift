@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// Tombstones of removed keys are pruned after a retention period; a store whose revision is
 /// older than what was pruned cannot learn of those removals row by row, so it reads the

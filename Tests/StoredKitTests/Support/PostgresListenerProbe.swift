@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// The process's listener for `url`, LISTENing (a backend holds its server); ``roundTrip()``
 /// commits to a namespace of its own and waits until the listener told that commit: it tells

@@ -1,6 +1,7 @@
 import Synchronization
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// A watched backend and another on the same fresh namespace, once the listener has told the
 /// watcher whatever it had before (a first connection's "catch up"), with the watcher's call

@@ -18,7 +18,7 @@ extension StoredValue {
     public static let maximumDepth = 128
 
     /// Why a value is deeper than ``maximumDepth``, as error messages say it.
-    static let tooDeepReason =
+    package static let tooDeepReason =
         "it is nested deeper than \(maximumDepth) levels of arrays and dictionaries (StoredValue.maximumDepth); "
         + "flatten it or store its parts under separate keys"
 
@@ -28,7 +28,7 @@ extension StoredValue {
     /// ```swift
     /// StoredValue.array([.array([])]).isNested(deeperThan: 1)  //=> true
     /// ```
-    func isNested(deeperThan limit: Int = maximumDepth) -> Bool {
+    package func isNested(deeperThan limit: Int = maximumDepth) -> Bool {
         switch self {
         case .array(let elements):
             guard limit > 0 else { return true }

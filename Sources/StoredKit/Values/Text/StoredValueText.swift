@@ -21,7 +21,7 @@ package enum StoredValueText {
     // MARK: Doubles
 
     /// The exact text of `value`: `"0.1"`, `"-0.0"`, `"inf"`, `"nan"`.
-    static func text(of value: Double) -> String {
+    package static func text(of value: Double) -> String {
         if value.isNaN {
             return value.bitPattern == Double.nan.bitPattern ? "nan" : "nan:0x" + String(value.bitPattern, radix: 16)
         }
@@ -30,7 +30,7 @@ package enum StoredValueText {
     }
 
     /// Reads a text written by ``text(of:)-(Double)``; nil when it is not one.
-    static func double(from text: some StringProtocol) -> Double? {
+    package static func double(from text: some StringProtocol) -> Double? {
         switch text {
         case "nan": return .nan
         case "inf": return .infinity
@@ -68,13 +68,13 @@ package enum StoredValueText {
     // MARK: Dates
 
     /// The exact text of `date`, ISO 8601 UTC when possible.
-    static func text(of date: Date) -> String {
+    package static func text(of date: Date) -> String {
         let interval = date.timeIntervalSinceReferenceDate
         return isoText(interval) ?? "@" + text(of: interval)
     }
 
     /// Reads a text written by ``text(of:)-(Date)``; nil when it is not one.
-    static func date(from text: some StringProtocol) -> Date? {
+    package static func date(from text: some StringProtocol) -> Date? {
         if text.hasPrefix("@") {
             return double(from: text.dropFirst()).map { Date(timeIntervalSinceReferenceDate: $0) }
         }

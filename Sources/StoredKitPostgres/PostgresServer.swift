@@ -1,4 +1,5 @@
 import Dispatch
+import StoredKit
 import Synchronization
 
 /// The connections one process keeps to one server, shared by every namespace opened there:

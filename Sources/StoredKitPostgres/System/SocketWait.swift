@@ -1,4 +1,5 @@
 internal import CStoredPostgres  // eventfd, which Swift's Glibc module does not declare
+import StoredKit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import StoredKit
+
 /// One namespace of a StoredKit PostgreSQL database as `stored namespaces` lists it: its name,
 /// how many keys it holds, its migrations' schema version and its revision (commits so far).
 ///
@@ -7,7 +9,7 @@
 /// namespaces[1].keyCount  //=> 12
 /// ```
 public struct PostgresNamespaceSummary: Sendable, Hashable {
-    /// The namespace, as passed to ``Backend/postgres(url:namespace:timeout:)``.
+    /// The namespace, as passed to ``PostgresBackend/postgres(url:namespace:timeout:)``.
     public let name: String
     /// The keys it holds now (removed keys not counted).
     public let keyCount: Int

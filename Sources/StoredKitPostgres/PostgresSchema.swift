@@ -1,3 +1,5 @@
+import StoredKit
+
 /// The tables of a StoredKit PostgreSQL database, and the SQL that reads and writes them.
 ///
 /// - `storedkit_namespaces`: one row per namespace with its `revision` (bumped by every write

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 
 /// How a ``StoredValue`` is laid out in the typed columns of `storedkit_preferences`, with the
 /// same `type` names as the SQLite layout (``SQLiteValueColumns``). Exactly one column is set
@@ -24,7 +25,7 @@ enum PostgresValueColumns {
     /// under `key`. A value nested deeper than ``StoredValue/maximumDepth`` is refused: its JSON
     /// would not read back (the engine refuses it at `set` already; this guards direct callers).
     static func columns(for value: StoredValue, key: String) throws(StoreError) -> (type: String, columns: [String?]) {
-        if value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
+        if value.isNested(deeperThan: StoredValue.maximumDepth) {
             throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)
         }
         var columns = [String?](repeating: nil, count: names.count)

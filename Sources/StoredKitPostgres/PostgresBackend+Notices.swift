@@ -1,3 +1,5 @@
+import StoredKit
+
 // What the listener tells a namespace, and the commits whose changes came in their notification
 // (``PostgresCommitNotice``), which ``PostgresBackend/load()`` applies instead of reading when
 // they continue the revision it has without a gap.

@@ -1,4 +1,5 @@
 internal import CStoredPostgres
+import StoredKit
 
 /// A server's connection parameters as libpq reads them (URI or `key=value` form): the key that
 /// shares connections between the stores of one process, and a description without the password.
@@ -16,6 +17,9 @@ struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     /// `postgresql://user@host:port/database`, with only what the URL sets and never the password.
     let description: String
     private let password: String?
+    /// Whether the string chooses GSSAPI encryption itself (`gssencmode`) or names a service
+    /// whose file may: then libpq's own choice stands.
+    let choosesGSSEncryption: Bool
 
     init(_ connectionString: String) throws {
         var error: UnsafeMutablePointer<CChar>?
@@ -39,6 +43,7 @@ struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         }
         self.connectionString = connectionString
         self.password = parameters["password"]
+        self.choosesGSSEncryption = parameters["gssencmode"] != nil || parameters["service"] != nil
         self.poolKey = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
         self.description = Self.describe(parameters)
     }

@@ -1,3 +1,5 @@
+import StoredKit
+
 // Reading and writing the namespace's rows; every function here runs with `state` locked,
 // inside the caller's transaction on `connection`.
 extension PostgresBackend {

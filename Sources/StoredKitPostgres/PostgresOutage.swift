@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 import Synchronization
 
 /// Whether a server is known to be unreachable, shared by its pool and its listener, so that

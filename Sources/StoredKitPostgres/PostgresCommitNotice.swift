@@ -1,3 +1,5 @@
+import StoredKit
+
 /// A commit's changes as its `NOTIFY` carries them, so a listener that is current applies them
 /// without reading them back from the server.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 import Synchronization
 
 /// The one listener connection of a process to a server, owned by one dedicated thread (never
@@ -126,7 +127,8 @@ final class PostgresListener: Sendable {
     private func run() {
         var connection: PostgresConnection?
         var backoff = 0.05
-        while !state.withLock({ $0.stopped }) {
+        // Once the process is exiting, libpq is closed: nothing more to listen for.
+        while !state.withLock({ $0.stopped }) && !LibpqGate.shared.isClosed {
             guard let current = connection else {
                 do {
                     connection = try connect()

@@ -1,3 +1,4 @@
+import StoredKit
 import Synchronization
 
 /// Preferences in a PostgreSQL server (15 or newer), one namespace per store, shared by every
@@ -65,7 +66,7 @@ public final class PostgresBackend: Backend {
         var missed: Int64 = 0
     }
 
-    /// Creates a backend; see ``Backend/postgres(url:namespace:timeout:)``. Nothing connects until the first ``load()``.
+    /// Creates a backend; see ``PostgresBackend/postgres(url:namespace:timeout:)``. Nothing connects until the first ``load()``.
     ///
     /// ```swift
     /// let backend = PostgresBackend(url: "postgresql://app@db.internal/prefs", namespace: "user:42")
@@ -249,9 +250,12 @@ public final class PostgresBackend: Backend {
         handlers.withLock { $0.onSignal = nil }
     }
 
-    /// Passes `signal` the connection's news for this namespace's server: ``StoreEvent/connectionLost(server:reason:)``
-    /// when the listener's connection breaks, ``StoreEvent/connectionRestored(server:)`` and
-    /// ``BackendSignal/retryPending`` when it is back (after the catch-up read is signalled).
+    /// Passes `signal` the connection's news for this namespace's server:
+    /// [`StoreEvent.connectionLost(server:reason:)`](/StoredKit/documentation/storedkit/storeevent/connectionlost(server:reason:))
+    /// when the listener's connection breaks,
+    /// [`StoreEvent.connectionRestored(server:)`](/StoredKit/documentation/storedkit/storeevent/connectionrestored(server:))
+    /// and [`BackendSignal.retryPending`](/StoredKit/documentation/storedkit/backendsignal/retrypending) when it is
+    /// back (after the catch-up read is signalled).
     ///
     /// ```swift
     /// backend.startSignalling { signal in print(signal) }  //=> event(Lost the connection to ...)

@@ -1,4 +1,5 @@
 internal import CStoredPostgres
+import StoredKit
 
 /// The rows of one command's result, read in place from libpq's `PGresult` (text format): a
 /// namespace of 10,000 keys is decoded straight into its values, without first copying every

@@ -1,4 +1,6 @@
 internal import CStoredPostgres
+import Foundation
+import StoredKit
 
 /// One libpq connection, used by one thread at a time (the pool hands it out exclusively, and
 /// the listener thread owns its own), hence `@unchecked Sendable`.
@@ -30,15 +32,30 @@ final class PostgresConnection: @unchecked Sendable {
     /// gives up after `timeout` (libpq's `connect_timeout`, whole seconds, at least 2), a
     /// command whose data the server does not acknowledge fails after it (`tcp_user_timeout`),
     /// and keepalives find a silent peer of an idle connection within about twice it.
+    ///
+    /// GSSAPI encryption is not negotiated (`gssencmode=disable`) unless the URL, `PGGSSENCMODE`
+    /// or a service file asks for it: libpq's default tries it first whenever Kerberos
+    /// credentials could exist, which runs Kerberos code in every connection attempt for servers
+    /// that almost never offer it (and Kerberos' exit-time teardown once aborted a process here).
     init(address: PostgresAddress, timeout: Duration = .seconds(5)) throws {
         let seconds = Self.wholeSeconds(timeout)
-        let keywords = [
-            "connect_timeout", "tcp_user_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "dbname",
+        var keywords = [
+            "connect_timeout", "tcp_user_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
         ]
+        var values = ["\(seconds)", "\(seconds * 1000)", "\(seconds)", "1", "\(seconds)"]
+        if !address.choosesGSSEncryption && getenv("PGGSSENCMODE") == nil && getenv("PGSERVICE") == nil {
+            keywords.append("gssencmode")
+            values.append("disable")
+        }
         // The URL comes last, so what it sets wins (expand_dbname).
-        let values = ["\(seconds)", "\(seconds * 1000)", "\(seconds)", "1", "\(seconds)", address.connectionString]
-        let connection = PostgresConnection.withCStrings(keywords) { keywords in
-            PostgresConnection.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        keywords.append("dbname")
+        values.append(address.connectionString)
+        let connection = try LibpqGate.shared.call(server: address.description) {
+            try PostgresConnection.withCStrings(keywords) { keywords in
+                try PostgresConnection.withCStrings(values) { values in
+                    try Self.connect(keywords, values, within: .seconds(seconds), server: address.description)
+                }
+            }
         }
         guard let connection else {
             throw StoreError.postgres(server: address.description, code: "08001", message: "out of memory")
@@ -69,10 +86,17 @@ final class PostgresConnection: @unchecked Sendable {
         self.address = address
         self.handle = connection
         self.commandTimeout = timeout
+        LibpqGate.shared.opened(ObjectIdentifier(self), socket: PQsocket(connection), usesTLS: PQsslInUse(connection) == 1)
     }
 
     deinit {
-        PQfinish(handle)
+        LibpqGate.shared.closing(ObjectIdentifier(self))
+        // Once the process is exiting, the connection is left to the kernel: PQfinish would run
+        // TLS and Kerberos code while their libraries are torn down.
+        if LibpqGate.shared.enter() {
+            PQfinish(handle)
+            LibpqGate.shared.leave()
+        }
     }
 
     /// Whether the connection still works and is outside any transaction, so the pool may keep it.
@@ -100,6 +124,10 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs fixed SQL without parameters (`BEGIN`, `COMMIT`, `LISTEN`, the schema).
     func run(_ sql: String) throws {
+        try LibpqGate.shared.call(server: address.description) { try runUngated(sql) }
+    }
+
+    private func runUngated(_ sql: String) throws {
         let result = PQsendQuery(handle, sql) == 1 ? try awaitResult() : nil
         defer { PQclear(result) }
         try check(result)
@@ -123,6 +151,12 @@ final class PostgresConnection: @unchecked Sendable {
     /// }  //=> [7, 12]
     /// ```
     func query<R>(_ sql: String, _ parameters: [String?], reading read: (PostgresResult) throws -> R) throws -> R {
+        try LibpqGate.shared.call(server: address.description) { try queryUngated(sql, parameters, reading: read) }
+    }
+
+    private func queryUngated<R>(
+        _ sql: String, _ parameters: [String?], reading read: (PostgresResult) throws -> R
+    ) throws -> R {
         let name = try prepare(sql, parameterCount: parameters.count)
         let sent = Self.withCStrings(parameters) { values in
             PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
@@ -140,6 +174,10 @@ final class PostgresConnection: @unchecked Sendable {
     /// administrator's kill, a restart): its socket is readable, and reading it tells libpq.
     /// Throws then, as a command on it would, so the pool replaces it before anything is sent.
     func checkStillOpen() throws {
+        try LibpqGate.shared.call(server: address.description) { try checkStillOpenUngated() }
+    }
+
+    private func checkStillOpenUngated() throws {
         // The server's last words come first, its end of the stream after: libpq learns of the
         // close only when a read returns nothing, so read while something is there (a few times).
         for _ in 0..<4 where isAlive && SocketWait.waitUntilReadable(socket: PQsocket(handle), timeoutMilliseconds: 0) {
@@ -156,7 +194,9 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Reads what arrived on the socket without blocking; false when the connection broke.
     func consumeInput() -> Bool {
-        PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+        guard LibpqGate.shared.enter() else { return false }
+        defer { LibpqGate.shared.leave() }
+        return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
     }
 
     /// Takes the notifications libpq has received so far (also while running other commands).
@@ -251,6 +291,33 @@ final class PostgresConnection: @unchecked Sendable {
         return "08001"
     }
 
+    /// Connects without blocking in libpq (`PQconnectPoll`), waiting on the socket in slices of
+    /// 50 ms: a connection attempt to a silent server ends when `limit` passes, or within a slice
+    /// once the process exits (``LibpqGate/close()`` waits for it), not after libpq's whole
+    /// `connect_timeout`. Nil when libpq could not allocate one; a failed one is returned for its message.
+    private static func connect(
+        _ keywords: UnsafePointer<UnsafePointer<CChar>?>, _ values: UnsafePointer<UnsafePointer<CChar>?>,
+        within limit: Duration, server: String
+    ) throws -> OpaquePointer? {
+        guard let connection = PQconnectStartParams(keywords, values, 1) else { return nil }
+        guard PQstatus(connection) != CONNECTION_BAD else { return connection }
+        let deadline = ContinuousClock.now + limit
+        var polling = PGRES_POLLING_WRITING
+        while polling != PGRES_POLLING_OK && polling != PGRES_POLLING_FAILED {
+            if LibpqGate.shared.isClosed || ContinuousClock.now >= deadline {
+                PQfinish(connection)
+                let message =
+                    LibpqGate.shared.isClosed
+                    ? "the process is exiting: no new server calls" : "timeout expired after \(limit) connecting"
+                throw StoreError.postgres(server: server, code: "08001", message: message)
+            }
+            let events = polling == PGRES_POLLING_READING ? POLLIN : POLLOUT
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(events), revents: 0)
+            if poll(&descriptor, 1, 50) != 0 { polling = PQconnectPoll(connection) }
+        }
+        return connection
+    }
+
     /// `timeout` rounded up to whole seconds (libpq's unit), at least one.
     static func wholeSeconds(_ timeout: Duration) -> Int {
         let (seconds, attoseconds) = timeout.components
@@ -267,8 +334,8 @@ final class PostgresConnection: @unchecked Sendable {
     /// Calls `body` with C strings for `strings` (nil stays a null pointer), freed afterwards.
     /// Callers reject U+0000 first: C strings end at the first one.
     private static func withCStrings<R>(
-        _ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R
-    ) -> R {
+        _ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R
+    ) rethrows -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { string in
             string.map { string in
                 let bytes = string.utf8CString
@@ -282,7 +349,7 @@ final class PostgresConnection: @unchecked Sendable {
         defer { pointers.deallocate() }
         for (index, copy) in copies.enumerated() { (pointers + index).initialize(to: copy.map { UnsafePointer($0) }) }
         (pointers + copies.count).initialize(to: nil)
-        return body(pointers)
+        return try body(pointers)
     }
 }
 
