@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StoredKit
+@testable import StoredKitPostgres
 
 /// A PostgreSQL error names its real cause, from its SQLSTATE and the server's message, and the
 /// remedy that fits it: a dropped table is not a privilege problem, a statement timeout is not a
