@@ -13,7 +13,7 @@ import Synchronization
 /// its client library may have registered its own handler (handlers run last-registered-first,
 /// so the latest arming runs before that handler); whichever registration comes first runs it,
 /// the others find it done. A program may also run it itself before exiting, as the tools do on
-/// SIGINT and SIGTERM (``exitOnTerminationSignals()``).
+/// SIGINT and SIGTERM (`TerminationSignals.endThroughExitSequence()`).
 ///
 /// Deferred writes that have not reached their backend by ``flushDeadline`` (a server that does
 /// not answer) are lost, as with a crash: each such store reported
