@@ -8,8 +8,17 @@ import StoredKit
 /// try PlistBytes.decode(data, source: "backup.plist")  //=> ["volume": 0.8]
 /// ```
 enum PlistBytes {
+    /// Refuses (status 3) a reserved key: a plist holding `StoredKit.metadata` as a user key is a
+    /// file StoredKit itself would call corrupt, so it is never written.
     static func encode(_ values: [String: StoredValue], format: PlistFormat) throws -> Data {
-        try PlistCodec.encode(.dictionary(values), format: format)
+        for key in PreferenceStore.reservedKeys where values[key] != nil {
+            throw CLIError(
+                .invalidInput,
+                "Key '\(key)' is reserved for StoredKit's metadata in plist files: a plist holding it as a key would "
+                    + "not open as a store, so nothing was written. Rename the key first "
+                    + "('stored rename STORE \(key) NEW-NAME') or export as JSON.")
+        }
+        return try PlistCodec.encode(.dictionary(values), format: format)
     }
 
     static func decode(_ data: Data, source: String) throws -> [String: StoredValue] {

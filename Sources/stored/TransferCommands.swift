@@ -132,6 +132,8 @@ extension Command {
         let sourceStore = try source.openExisting()
         let values = sourceStore.dictionaryRepresentation()
         let schemaVersion = sourceStore.schemaVersion
+        // The backend is written directly, not through a store's `set`: check each key as `set` would.
+        for key in values.keys.sorted() { try PreferenceStore.checkKey(key) }
         if target.kind == .plist {
             try PlistBytes.requireExact(values, in: target, format: plistFormat ?? target.existingPlistFormat)
         }

@@ -1,9 +1,10 @@
 /// How a value the backend cannot hold is refused alone: at `set` when that can be known
-/// (``Backend/validate(_:forKey:)`` and the nesting limit), at commit otherwise, and never by
+/// (the key rules of `PreferenceStore+KeyRules.swift`, ``Backend/validate(_:forKey:)`` and the nesting limit), at commit otherwise, and never by
 /// holding back the writes committed with it.
 extension Backend {
-    /// The checks every write passes before the engine accepts it: the nesting limit of
-    /// ``StoredValue/maximumDepth``, then the backend's own ``validate(_:forKey:)``. For a value
+    /// The checks every write passes before the engine accepts it: the key rules
+    /// (``PreferenceStore/checkKey(_:)``), the nesting limit of ``StoredValue/maximumDepth``, then
+    /// the backend's own ``validate(_:forKey:)``. For a value
     /// nothing is known about (a migration's, a transaction's).
     func admit(_ value: StoredValue, forKey key: String) throws(StoreError) {
         try admit(value, forKey: key, facts: .unknown, dateValidating: nil)
@@ -18,6 +19,8 @@ extension Backend {
     func admit(
         _ value: StoredValue, forKey key: String, facts: EncodingFacts, dateValidating: (any DateValidatingBackend)?
     ) throws(StoreError) {
+        // One rule for keys on every backend, so that a key one of them cannot hold is refused here, by name.
+        if let reason = PreferenceStore.refusalReason(forKey: key) { throw StoreError.refused(key: key, reason: reason) }
         // A scalar cannot be too deep, and most backends accept every value: the common write costs a switch.
         if !facts.nestingChecked, value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
             throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)

@@ -181,8 +181,8 @@ extension PostgresBackend {
     /// PostgreSQL text cannot hold U+0000, and keys are text: refuse such a key before anything is sent.
     func validate(_ changes: BackendChanges) throws {
         for key in changes.values.keys where key.utf8.contains(0) {
-            throw StoreError.unrepresentable(
-                key: key, reason: "PostgreSQL text cannot hold U+0000 in a key; choose a key without it")
+            // `refused`: the engine drops this write alone; any other error kept the whole batch pending for ever.
+            throw StoreError.refused(key: key, reason: "PostgreSQL text cannot hold U+0000 in a key; choose a key without it")
         }
     }
 }

@@ -21,8 +21,9 @@ public final class PostgresBackend: Backend {
     /// PostgresBackend.postgres(url: "postgresql:///prefs", namespace: "user:42").namespace  //=> "user:42"
     /// ```
     public let namespace: String
-    /// The longest namespace, in UTF-8 bytes: it travels in every notification (limit 8,000 bytes).
-    static let maximumNamespaceBytes = 4_000
+    /// The longest namespace, in UTF-8 bytes: it travels in every notification (limit 8,000 bytes)
+    /// and, with a key of ``PreferenceStore/maximumKeyLength``, fits an index row (at most 2,704 bytes).
+    static let maximumNamespaceBytes = 1_024
 
     let url: String
     let state = Mutex(State())
@@ -336,7 +337,9 @@ public final class PostgresBackend: Backend {
         guard namespace.utf8.count <= Self.maximumNamespaceBytes else {
             throw StoreError.unrepresentable(
                 key: "namespace",
-                reason: "it is \(namespace.utf8.count) bytes; at most \(Self.maximumNamespaceBytes) fit a notification")
+                reason:
+                    "it is \(namespace.utf8.count) bytes; at most \(Self.maximumNamespaceBytes) fit the server's index beside a key"
+            )
         }
         let server = PostgresServer.shared(for: try PostgresAddress(url))
         state.server = server
