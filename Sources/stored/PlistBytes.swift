@@ -24,7 +24,9 @@ enum PlistBytes {
     static func decode(_ data: Data, source: String) throws -> [String: StoredValue] {
         let root: StoredValue
         do {
-            root = try PlistCodec.decode(data, path: source)
+            let decoded = try PlistCodec.decodeReportingEquivalentKeys(data, path: source)
+            try requireDistinctKeys(decoded.equivalentKeys, command: "import")
+            root = decoded.value
         } catch StoreError.corruptFile(_, let reason, _) {
             throw CLIError(
                 .invalidInput,
@@ -37,6 +39,14 @@ enum PlistBytes {
         }
         values["StoredKit.metadata"] = nil  // a store's own bookkeeping is not a user key
         return values
+    }
+
+    /// Refuses (status 3) data holding two keys that differ only in their Unicode form: a copy
+    /// made through a dictionary would keep one and silently drop the other.
+    static func requireDistinctKeys(_ events: [StoreEvent], command: String) throws(CLIError) {
+        if let event = events.first(where: \.isEquivalentKeys) {
+            throw CLIError(.invalidInput, "\(event) 'stored \(command)' cannot carry both spellings, so nothing was written.")
+        }
     }
 
     /// The first value (by key) that a plist in `format` would not give back exactly, and what it
