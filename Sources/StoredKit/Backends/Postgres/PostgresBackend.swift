@@ -39,6 +39,9 @@ public final class PostgresBackend: Backend {
         /// The listener's ``PostgresListener/liveEpoch`` when `subscription` was made by a read,
         /// until ``startWatching(_:)`` relies on it once.
         var subscribedBeforeRead: UInt64?
+        /// Keys of rows that reads do not show: another spelling (up to Unicode normalisation) of
+        /// a shown key. A removal removes them too. Usually empty.
+        var hiddenSpellings: [String] = []
     }
 
     /// The newest revision this backend has read or written: the listener compares against it
@@ -151,7 +154,7 @@ public final class PostgresBackend: Backend {
             let previous = state.revision
             let (revision, fresh) = try withOwnCommit {
                 try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
-                    let revision = try write(changes, connection)
+                    let revision = try write(changes, &state, connection)
                     // The row lock holds every other writer back, so this reads a consistent state;
                     // it becomes the cache only once committed.
                     let external = state.cached != nil && revision != previous + 1
@@ -281,7 +284,7 @@ public final class PostgresBackend: Backend {
         let (changes, value) = try body(snapshot)
         guard !changes.isEmpty else { return (value, changes, nil) }
         try validate(changes)
-        let revision = try write(changes, connection)
+        let revision = try write(changes, &state, connection)
         return (value, changes, revision)
     }
 
