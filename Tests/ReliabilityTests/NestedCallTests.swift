@@ -51,4 +51,22 @@ struct NestedCallTests {
             #expect(reopened.value(forKey: "b", as: Int.self) == 2)
         }
     }
+
+    /// A transaction on a second store over the same file or namespace, inside a body: it throws
+    /// (``StoreError/insideTransaction(path:operation:)``) instead of waiting for an exclusion
+    /// this thread holds. Before, a plist store waited for ever on its own `flock`.
+    @Test(arguments: ["sqlite", "plist"] + (PostgresURLs.isEnabled ? ["postgres"] : []))
+    func aSecondStoreOfTheSameDataThrowsInsteadOfWaiting(_ backend: String) async throws {
+        let directory = try TemporaryDirectory()
+        let target =
+            backend == "postgres"
+            ? try PostgresURLs.require().tcp : directory.file(backend == "sqlite" ? "prefs.sqlite" : "prefs.plist").path
+        let helper = try HelperProcess(
+            ["nested", target, "second-store"], environment: ["STORED_NAMESPACE": "second-\(UUID().uuidString)"])
+        let status = await helper.exitStatus(timeout: .seconds(60))
+        let lines = helper.lines
+        #expect(status == 0, "\(backend): status \(status.map(String.init) ?? "none (killed after 60 s)"): \(lines)")
+        #expect(lines.contains { $0.hasPrefix("second store's transaction threw:") && $0.contains("inside a transaction body") })
+        #expect(lines.contains("a=1") && lines.contains("b=2") && lines.contains("late=nil"), "\(lines)")
+    }
 }

@@ -47,8 +47,22 @@ func runNestedCall(_ form: String, on store: PreferenceStore) throws {
         try store.transaction { keptAlive = $0 }
         keptAlive?.set(1, forKey: "late")
         for event in store.recentEvents { say("event: \(event)") }
+    case "second-store":
+        // A transaction on a second store over the same data, from inside a body: it cannot take
+        // the exclusion the first one holds (a plist file's flock waited for ever).
+        let second = try openStore()
+        try store.transaction { tx in
+            tx.set(1, forKey: "a")
+            do {
+                try second.transaction { $0.set(9, forKey: "late") }
+                say("second store's transaction returned")
+            } catch {
+                say("second store's transaction threw: \(error)")
+            }
+            tx.set(2, forKey: "b")
+        }
     default:
-        fail("nested PATH transaction|update|flush|set|kept")
+        fail("nested PATH transaction|update|flush|set|kept|second-store")
     }
     for key in ["a", "b", "late"] {
         say("\(key)=\(store.value(forKey: key, as: Int.self).map(String.init) ?? "nil")")

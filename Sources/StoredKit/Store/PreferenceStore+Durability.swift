@@ -21,6 +21,9 @@ extension PreferenceStore {
         if ExclusiveSection.current(for: self) != nil {
             throw StoreError.insideTransaction(path: backend.location, operation: "flush()")
         }
+        if ExclusiveSection.heldByAnotherStore(over: self) {  // it would wait for this thread's own exclusion
+            throw StoreError.insideTransaction(path: backend.location, operation: "flush() on a second store of the same data")
+        }
         let refusals: [StoreError]
         do {
             refusals = try withBackendLock {

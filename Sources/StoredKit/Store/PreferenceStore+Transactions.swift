@@ -33,11 +33,17 @@ extension PreferenceStore {
     ///   and a throw out of its body undoes its own writes only, then reaches the outer body.
     /// - ``flush()`` throws ``StoreError/insideTransaction(path:operation:)``: nothing of the
     ///   transaction is committed before its body returns. Flush after `transaction` returns.
+    ///   So do `transaction` and `flush()` on a second store over the same file or namespace,
+    ///   which would wait for the exclusion this body holds.
     /// - a plain write (`store.set`) is not part of the transaction: it lands in memory at once and
     ///   is not rolled back by a throw; an immediate store commits it before `transaction` returns.
     @discardableResult
     public func transaction<R>(_ body: (Transaction) throws -> R) throws -> R {
         if let section = ExclusiveSection.current(for: self) { return try joining(section.transaction, body) }
+        if ExclusiveSection.heldByAnotherStore(over: self) {
+            throw StoreError.insideTransaction(
+                path: backend.location, operation: "transaction(_:) on a second store of the same data")
+        }
         do {
             try flush()  // our earlier writes first, so the exclusive section starts from them
         } catch StoreError.refused {
