@@ -6,8 +6,9 @@ import Testing
 /// Calls on a store from inside its own transaction body (a nested transaction or update, a
 /// flush, a plain write on an immediate store) and a transaction kept past its body. Each ended
 /// the process with SIGILL or an unowned-reference abort before, so each runs in a child process:
-/// a trap fails the one test, not the whole run.
-@Suite("Calls made inside a transaction body, in a child process")
+/// a trap fails the one test, not the whole run. Serialized: a PostgreSQL helper holds a listener
+/// and pooled connections, and twenty at once crowd a loaded test server ("too many clients").
+@Suite("Calls made inside a transaction body, in a child process", .serialized)
 struct NestedCallTests {
     static let forms = ["transaction", "update", "flush", "set", "kept"]
     static var backends: [String] { ["memory", "sqlite", "plist"] + (PostgresURLs.isEnabled ? ["postgres"] : []) }
