@@ -30,7 +30,7 @@ extension PostgresBackend {
                 let header = Self.header(of: rows)
                 // No namespace row: it was deleted, which a store that had a revision must see.
                 guard !(header.wholeDue ?? (since > 0)) else { return Int64?.none }
-                apply(rows, skipping: header.row, to: &result, &state)
+                apply(rows, skipping: header.row, to: &result, whole: false, &state)
                 result.schemaVersion = header.schemaVersion
                 return header.revision
             }
@@ -43,7 +43,7 @@ extension PostgresBackend {
         let revision = try connection.query(PostgresSchema.selectAll, [namespace]) { rows in
             let header = Self.header(of: rows)
             result.values.reserveCapacity(Int(rows.rowCount))
-            apply(rows, skipping: header.row, to: &result, &state)
+            apply(rows, skipping: header.row, to: &result, whole: true, &state)
             result.schemaVersion = header.schemaVersion
             return header.revision
         }
@@ -59,14 +59,21 @@ extension PostgresBackend {
         return (row, rows.integer(row, 4) ?? 0, Int(rows.integer(row, 5) ?? 0), rows.text(row, 3).map { $0 == "t" })
     }
 
-    /// Applies the value and removed-key rows of `rows` (all but the header) to `result`.
-    private func apply(_ rows: PostgresResult, skipping header: Int32?, to result: inout BackendSnapshot, _ state: inout State) {
+    /// Applies the value and removed-key rows of `rows` (all but the header) to `result`, the
+    /// namespace's every row when `whole`.
+    private func apply(
+        _ rows: PostgresResult, skipping header: Int32?, to result: inout BackendSnapshot, whole: Bool, _ state: inout State
+    ) {
+        if whole { state.hiddenSpellings = [] }
         for row in 0..<rows.rowCount where row != header {
             guard let key = rows.text(row, 1) else { continue }
             guard !rows.has(row, 0, PostgresSchema.removedRow) else {
-                result.values[key] = nil
+                // The removal of a row that reads did not show leaves the shown one alone.
+                if result.values.shownKey(for: key).utf8.elementsEqual(key.utf8) { result.values[key] = nil }
+                state.hiddenSpellings.removeAll { $0.utf8.elementsEqual(key.utf8) }
                 continue
             }
+            if isHidden(key, in: &result, whole: whole, &state) { continue }
             let type = rows.text(row, 2) ?? ""
             if let value = PostgresValueColumns.value(type: type, rows, row: row, first: 3) {
                 result.values[key] = value
@@ -79,10 +86,29 @@ extension PostgresBackend {
         }
     }
 
+    /// Whether the row of `key` is another spelling (up to Unicode normalisation) of a key `result`
+    /// holds under other bytes, which reads do not show. Whatever order the rows come in, reads
+    /// show the spelling first in byte order, as in an SQLite file; a whole read reports each pair.
+    private func isHidden(_ key: String, in result: inout BackendSnapshot, whole: Bool, _ state: inout State) -> Bool {
+        guard let index = result.values.index(forKey: key) else { return false }
+        let shown = result.values[index].key
+        guard !shown.utf8.elementsEqual(key.utf8) else { return false }
+        if whole, key.utf8.lexicographicallyPrecedes(shown.utf8) {
+            result.values.remove(at: index)  // this row's spelling comes first: the one read before is hidden
+            state.hiddenSpellings.append(shown)
+            state.pendingEvents.append(.equivalentKeys(path: location, shown: key, hidden: shown))
+            return false
+        }
+        if !state.hiddenSpellings.contains(where: { $0.utf8.elementsEqual(key.utf8) }) { state.hiddenSpellings.append(key) }
+        if whole { state.pendingEvents.append(.equivalentKeys(path: location, shown: shown, hidden: key)) }
+        return true
+    }
+
     /// Writes `changes` under a new revision of the namespace (its bump queues the notification);
     /// returns that revision, recorded as ``ownCommit`` so the listener does not take it for
-    /// someone else's.
-    func write(_ changes: BackendChanges, _ connection: PostgresConnection) throws -> Int64 {
+    /// someone else's. A key with several spellings is written under the one reads show, and
+    /// removed in every spelling (see ``isHidden(_:in:whole:_:)``).
+    func write(_ changes: BackendChanges, _ state: inout State, _ connection: PostgresConnection) throws -> Int64 {
         // Every row's columns first: a value refused here leaves the transaction untouched.
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
             (key: key, columns: try value.map { try PostgresValueColumns.columns(for: $0, key: key) })
@@ -100,10 +126,17 @@ extension PostgresBackend {
         let revisionText = String(revision)
         // Sorted, so two transactions writing the same keys lock their rows in the same order.
         for (key, row) in rows {
+            let shown = state.cached?.values.shownKey(for: key) ?? key
             if let (type, columns) = row {
-                try connection.query(PostgresSchema.upsert, [namespace, key, type] + columns + [revisionText])
+                try connection.query(PostgresSchema.upsert, [namespace, shown, type] + columns + [revisionText])
             } else {
                 try connection.query(PostgresSchema.remove, [namespace, key, revisionText])
+                var others = state.hiddenSpellings.filter { $0 == key }  // `==` is canonical equivalence
+                if !shown.utf8.elementsEqual(key.utf8) { others.append(shown) }
+                for other in others where !other.utf8.elementsEqual(key.utf8) {
+                    try connection.query(PostgresSchema.remove, [namespace, other, revisionText])
+                }
+                state.hiddenSpellings.removeAll { $0 == key }
             }
         }
         if revision % pruneEvery == 0 {
@@ -127,6 +160,7 @@ extension PostgresBackend {
     /// it, or a later one's). Returns it then, nil otherwise, as ``commit(_:)`` does.
     func commitAlone(key: String, value: StoredValue, _ state: inout State) throws -> BackendSnapshot? {
         let (type, columns) = try PostgresValueColumns.columns(for: value, key: key)
+        let shown = state.cached?.values.shownKey(for: key) ?? key  // another spelling's row would stay hidden
         // The row's columns and the notice both come from `value`, bound to one statement.
         let tail = PostgresCommitNotice.tail(for: BackendChanges(values: [key: value]), namespace: namespace)
         let previous = state.revision
@@ -138,7 +172,7 @@ extension PostgresBackend {
                 // ours gets a later one, the read below catches theirs up, and our NOTIFY may
                 // signal the watcher once (a reload that finds nothing new).
                 ownCommit.store(previous + 1, ordering: .releasing)
-                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, key, type] + columns + [tail]).first
+                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, shown, type] + columns + [tail]).first
                 guard let text = row?.first ?? nil, let revision = Int64(text) else {
                     throw StoreError.postgres(
                         server: server.address.description, code: "XX000", message: "the namespace row returned no revision")
@@ -183,8 +217,8 @@ extension PostgresBackend {
     /// PostgreSQL text cannot hold U+0000, and keys are text: refuse such a key before anything is sent.
     func validate(_ changes: BackendChanges) throws {
         for key in changes.values.keys where key.utf8.contains(0) {
-            throw StoreError.unrepresentable(
-                key: key, reason: "PostgreSQL text cannot hold U+0000 in a key; choose a key without it")
+            // `refused`: the engine drops this write alone; any other error kept the whole batch pending for ever.
+            throw StoreError.refused(key: key, reason: "PostgreSQL text cannot hold U+0000 in a key; choose a key without it")
         }
     }
 }

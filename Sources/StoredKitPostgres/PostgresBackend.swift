@@ -22,8 +22,9 @@ public final class PostgresBackend: Backend {
     /// PostgresBackend.postgres(url: "postgresql:///prefs", namespace: "user:42").namespace  //=> "user:42"
     /// ```
     public let namespace: String
-    /// The longest namespace, in UTF-8 bytes: it travels in every notification (limit 8,000 bytes).
-    static let maximumNamespaceBytes = 4_000
+    /// The longest namespace, in UTF-8 bytes: it travels in every notification (limit 8,000 bytes)
+    /// and, with a key of ``PreferenceStore/maximumKeyLength``, fits an index row (at most 2,704 bytes).
+    static let maximumNamespaceBytes = 1_024
 
     let url: String
     let state = Mutex(State())
@@ -39,6 +40,9 @@ public final class PostgresBackend: Backend {
         /// The listener's ``PostgresListener/liveEpoch`` when `subscription` was made by a read,
         /// until ``startWatching(_:)`` relies on it once.
         var subscribedBeforeRead: UInt64?
+        /// Keys of rows that reads do not show: another spelling (up to Unicode normalisation) of
+        /// a shown key. A removal removes them too. Usually empty.
+        var hiddenSpellings: [String] = []
     }
 
     /// The newest revision this backend has read or written: the listener compares against it
@@ -151,7 +155,7 @@ public final class PostgresBackend: Backend {
             let previous = state.revision
             let (revision, fresh) = try withOwnCommit {
                 try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
-                    let revision = try write(changes, connection)
+                    let revision = try write(changes, &state, connection)
                     // The row lock holds every other writer back, so this reads a consistent state;
                     // it becomes the cache only once committed.
                     let external = state.cached != nil && revision != previous + 1
@@ -284,7 +288,7 @@ public final class PostgresBackend: Backend {
         let (changes, value) = try body(snapshot)
         guard !changes.isEmpty else { return (value, changes, nil) }
         try validate(changes)
-        let revision = try write(changes, connection)
+        let revision = try write(changes, &state, connection)
         return (value, changes, revision)
     }
 
@@ -340,7 +344,9 @@ public final class PostgresBackend: Backend {
         guard namespace.utf8.count <= Self.maximumNamespaceBytes else {
             throw StoreError.unrepresentable(
                 key: "namespace",
-                reason: "it is \(namespace.utf8.count) bytes; at most \(Self.maximumNamespaceBytes) fit a notification")
+                reason:
+                    "it is \(namespace.utf8.count) bytes; at most \(Self.maximumNamespaceBytes) fit the server's index beside a key"
+            )
         }
         let server = PostgresServer.shared(for: try PostgresAddress(url))
         state.server = server

@@ -8,14 +8,25 @@ import StoredKit
 /// try PlistBytes.decode(data, source: "backup.plist")  //=> ["volume": 0.8]
 /// ```
 enum PlistBytes {
+    /// Refuses (status 3) a reserved key: a plist holding `StoredKit.metadata` as a user key is a
+    /// file StoredKit itself would call corrupt, so it is never written.
     static func encode(_ values: [String: StoredValue], format: PlistFormat) throws -> Data {
-        try PlistCodec.encode(.dictionary(values), format: format)
+        for key in PreferenceStore.reservedKeys where values[key] != nil {
+            throw CLIError(
+                .invalidInput,
+                "Key '\(key)' is reserved for StoredKit's metadata in plist files: a plist holding it as a key would "
+                    + "not open as a store, so nothing was written. Rename the key first "
+                    + "('stored rename STORE \(key) NEW-NAME') or export as JSON.")
+        }
+        return try PlistCodec.encode(.dictionary(values), format: format)
     }
 
     static func decode(_ data: Data, source: String) throws -> [String: StoredValue] {
         let root: StoredValue
         do {
-            root = try PlistCodec.decode(data, path: source)
+            let decoded = try PlistCodec.decodeReportingEquivalentKeys(data, path: source)
+            try requireDistinctKeys(decoded.equivalentKeys, command: "import")
+            root = decoded.value
         } catch StoreError.corruptFile(_, let reason, _) {
             throw CLIError(
                 .invalidInput,
@@ -28,6 +39,14 @@ enum PlistBytes {
         }
         values["StoredKit.metadata"] = nil  // a store's own bookkeeping is not a user key
         return values
+    }
+
+    /// Refuses (status 3) data holding two keys that differ only in their Unicode form: a copy
+    /// made through a dictionary would keep one and silently drop the other.
+    static func requireDistinctKeys(_ events: [StoreEvent], command: String) throws(CLIError) {
+        if let event = events.first(where: \.isEquivalentKeys) {
+            throw CLIError(.invalidInput, "\(event) 'stored \(command)' cannot carry both spellings, so nothing was written.")
+        }
     }
 
     /// The first value (by key) that a plist in `format` would not give back exactly, and what it

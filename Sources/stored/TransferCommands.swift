@@ -48,7 +48,9 @@ extension Command {
         let format =
             arguments.value("format") == nil && destination != "-"
             ? ExportFormat(fileName: destination) : try ExportFormat(option: arguments.value("format"), command: "export")
-        let values = try location.openExisting().dictionaryRepresentation()
+        let store = try location.openExisting()
+        try PlistBytes.requireDistinctKeys(store.recentEvents, command: "export")
+        let values = store.dictionaryRepresentation()
         if format == .xml {
             try PlistBytes.requireExact(
                 values, inXMLPlistAt: destination == "-" ? "standard output" : destination,
@@ -137,8 +139,11 @@ extension Command {
         }
         let plistFormat = try plistFormat(arguments.value("format"), for: target)
         let sourceStore = try source.openExisting()
+        try PlistBytes.requireDistinctKeys(sourceStore.recentEvents, command: "convert")
         let values = sourceStore.dictionaryRepresentation()
         let schemaVersion = sourceStore.schemaVersion
+        // The backend is written directly, not through a store's `set`: check each key as `set` would.
+        for key in values.keys.sorted() { try PreferenceStore.checkKey(key) }
         if target.kind == .plist {
             try PlistBytes.requireExact(values, in: target, format: plistFormat ?? target.existingPlistFormat)
         }
@@ -216,4 +221,9 @@ enum ImportFile {
         }
         return values
     }
+}
+
+extension StoreEvent {
+    /// Whether this names two keys that differ only in their Unicode form.
+    var isEquivalentKeys: Bool { if case .equivalentKeys = self { true } else { false } }
 }

@@ -65,4 +65,19 @@ struct DurabilityExamples {
         }
         #expect(try Data(contentsOf: url) == damaged)
     }
+
+    /// "Calls made inside a transaction body": a nested update joins the outer transaction.
+    @Test func aNestedUpdateJoinsTheOuterTransaction() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("prefs.sqlite")
+        let store = try PreferenceStore(.sqlite(at: url))
+        try store.transaction { tx in
+            tx.set(1, forKey: "a")
+            try store.update(.launchCount) { $0 += 1 }  // joins: committed with "a"
+            #expect(throws: StoreError.self) { try store.flush() }  // insideTransaction
+        }
+        let reader = try PreferenceStore(.sqlite(at: url))
+        #expect(reader.value(forKey: "a", as: Int.self) == 1)
+        #expect(reader[.launchCount] == 1)
+    }
 }

@@ -74,3 +74,48 @@ struct PlistEquivalentKeysTests {
         }
     }
 }
+
+/// A file with both spellings of a key: a write through either spelling is what every store that
+/// opens the file afterwards reads, and a removal leaves no spelling behind. Before, an SQLite
+/// write through the spelling reads did not show went to the hidden row (the write was lost to
+/// every reader), and a removal let the hidden spelling show up in its place.
+@Suite("Writing a key that a file holds in two spellings")
+struct EquivalentKeyWriteTests {
+    static let composed = EquivalentKeysTests.composed
+    static let decomposed = EquivalentKeysTests.decomposed
+
+    /// A file of `kind` with both spellings, and how to open it.
+    static func fileWithBoth(_ kind: String, in directory: TemporaryDirectory) throws -> () throws -> PreferenceStore {
+        switch kind {
+        case "sqlite":
+            try EquivalentKeysTests.sqliteStoreWithBoth(directory)
+            return { try PreferenceStore(.sqlite(at: directory.database), durability: .immediate) }
+        default:
+            let url = directory.file("prefs.plist")
+            try ForeignFileTests.bytes(kind == "xml" ? "equivalent-keys.plist" : "equivalent-keys.bplist").write(to: url)
+            let format: PlistFormat = kind == "xml" ? .xml : .binary
+            return { try PreferenceStore(.plist(at: url, format: format), durability: .immediate) }
+        }
+    }
+
+    @Test(arguments: ["sqlite", "xml", "binary"])
+    func aWriteThroughEitherSpellingIsWhatEveryReopenedStoreReads(_ kind: String) throws {
+        let directory = try TemporaryDirectory()
+        let open = try Self.fileWithBoth(kind, in: directory)
+        for (value, spelling) in [(5, Self.composed), (6, Self.decomposed), (7, Self.composed)] {
+            let store = try open()
+            store.set(value, forKey: spelling)
+            try store.flush()
+            for reader in [Self.composed, Self.decomposed] {
+                #expect(try open().value(forKey: reader, as: Int.self) == value, "\(kind): wrote \(value)")
+            }
+        }
+        let store = try open()
+        store.removeValue(forKey: Self.decomposed)
+        try store.flush()
+        let reopened = try open()
+        #expect(reopened.value(forKey: Self.composed, as: String.self) == nil, "\(kind): a hidden spelling showed up")
+        #expect(!reopened.keys.contains(Self.composed))
+        #expect(!reopened.recentEvents.contains { if case .equivalentKeys = $0 { true } else { false } })
+    }
+}

@@ -72,6 +72,7 @@ if arguments[0] == "set-many-and-exit" {
 /// PATH may also be a PostgreSQL URL (`postgresql:...`); STORED_NAMESPACE then names the namespace.
 func openStore() throws -> PreferenceStore {
     let target = arguments[1]
+    if target == "memory" { return try PreferenceStore(MemoryBackend(), durability: durability) }
     guard target.hasPrefix("postgresql:") || target.hasPrefix("postgres:") else {
         return try PreferenceStore(fileAt: url, durability: durability, migrations: markerMigrations())
     }
@@ -159,6 +160,10 @@ do {
             if durability == .deferred { try store.flush() }
             say("\(value)")
         }
+    case "nested":
+        // nested PATH FORM: a call on the store from inside a transaction body (NestedCalls.swift).
+        guard arguments.count == 3 else { fail("nested PATH FORM") }
+        try runNestedCall(arguments[2], on: store)
     case "migrate":
         // migrate PATH MARKERDIR: opens with the marker migration and reports the schema version.
         say("schemaVersion=\(store.schemaVersion)")

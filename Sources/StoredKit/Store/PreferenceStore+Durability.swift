@@ -9,11 +9,21 @@ extension PreferenceStore {
     /// is committed, its key goes back to the committed value (observers are told), and the
     /// refusal is reported and thrown as ``StoreError/refused(key:reason:)``.
     ///
+    /// Inside a transaction body on this store it throws ``StoreError/insideTransaction(path:operation:)``
+    /// (the transaction commits when its body returns; flush after that).
+    ///
     /// ```swift
     /// store.set(1, forKey: "a")
     /// try store.flush()
     /// ```
     public func flush() throws {
+        // This thread holds the backend lock: locking it again would trap, and waiting could not end.
+        if ExclusiveSection.current(for: self) != nil {
+            throw StoreError.insideTransaction(path: backend.location, operation: "flush()")
+        }
+        if ExclusiveSection.heldByAnotherStore(over: self) {  // it would wait for this thread's own exclusion
+            throw StoreError.insideTransaction(path: backend.location, operation: "flush() on a second store of the same data")
+        }
         let refusals: [StoreError]
         do {
             refusals = try withBackendLock {

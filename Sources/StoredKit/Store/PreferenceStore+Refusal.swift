@@ -1,9 +1,10 @@
 /// How a value the backend cannot hold is refused alone: at `set` when that can be known
-/// (``Backend/validate(_:forKey:)`` and the nesting limit), at commit otherwise, and never by
+/// (the key rules of `PreferenceStore+KeyRules.swift`, ``Backend/validate(_:forKey:)`` and the nesting limit), at commit otherwise, and never by
 /// holding back the writes committed with it.
 extension Backend {
-    /// The checks every write passes before the engine accepts it: the nesting limit of
-    /// ``StoredValue/maximumDepth``, then the backend's own ``validate(_:forKey:)``. For a value
+    /// The checks every write passes before the engine accepts it: the key rules
+    /// (``PreferenceStore/checkKey(_:)``), the nesting limit of ``StoredValue/maximumDepth``, then
+    /// the backend's own ``validate(_:forKey:)``. For a value
     /// nothing is known about (a migration's, a transaction's).
     func admit(_ value: StoredValue, forKey key: String) throws(StoreError) {
         try admit(value, forKey: key, facts: .unknown, dateValidating: nil)
@@ -18,6 +19,8 @@ extension Backend {
     func admit(
         _ value: StoredValue, forKey key: String, facts: EncodingFacts, dateValidating: (any DateValidatingBackend)?
     ) throws(StoreError) {
+        // One rule for keys on every backend, so that a key one of them cannot hold is refused here, by name.
+        if let reason = PreferenceStore.refusalReason(forKey: key) { throw StoreError.refused(key: key, reason: reason) }
         // A scalar cannot be too deep, and most backends accept every value: the common write costs a switch.
         if !facts.nestingChecked, value.isContainer, value.isNested(deeperThan: StoredValue.maximumDepth) {
             throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)
@@ -73,19 +76,54 @@ extension PreferenceStore {
             } catch StoreError.refused(let key, let reason) where remaining.index(forKey: key) != nil {
                 remaining.removeValue(forKey: key)
                 refusals[key] = .refused(key: key, reason: reason)
+            } catch let error as StoreError where error.refusesData {
+                // Refused data that the backend did not name (a server's SQLSTATE 22, 23 or 54, SQLite's
+                // "too big"): each key alone finds it, rather than keeping the whole batch pending for ever.
+                refusals.merge(try commitEachAlone(remaining, after: error)) { $1 }
+                remaining.removeAll()
+                fresh = try? backend.load()  // the commits' own snapshots are each older than the next commit
             } catch {
-                // Keep what failed pending, unless a newer local write replaced it meanwhile.
-                state.withLock { state in
-                    for (key, value) in remaining where state.pending.index(forKey: key) == nil {
-                        state.pending[key] = .some(value)
-                    }
-                }
+                keepPending(remaining)
                 throw StoreError(error, path: backend.location, operation: "commit")
             }
         }
         if let fresh { merge(fresh, origin: .external) }
         if !refusals.isEmpty { restoreCommitted(Set(refusals.keys), from: fresh) }
         return refusals.keys.sorted().compactMap { refusals[$0] }
+    }
+
+    /// Commits each key of `batch` alone, after `error` refused the batch without naming a key;
+    /// returns the keys refused alone. When every key of several fails, the keys are not the cause:
+    /// they stay pending and `error` is thrown, as is any other failure.
+    private func commitEachAlone(_ batch: [String: StoredValue?], after error: StoreError) throws -> [String: StoreError] {
+        var refused: [String: StoreError] = [:]
+        let keys = batch.keys.sorted()
+        for (index, key) in keys.enumerated() {
+            do {
+                _ = try backend.commit(BackendChanges(values: [key: batch[key] ?? nil], durability: durability))
+            } catch let alone as StoreError where alone.refusesData {
+                refused[key] = .refused(key: key, reason: alone.description)
+            } catch StoreError.refused(key, let reason) {
+                refused[key] = .refused(key: key, reason: reason)
+            } catch {
+                keepPending(batch.filter { refused[$0.key] == nil && keys[index...].contains($0.key) })
+                throw StoreError(error, path: backend.location, operation: "commit")
+            }
+        }
+        if batch.count > 1, refused.count == batch.count {
+            keepPending(batch)
+            throw error
+        }
+        return refused
+    }
+
+    /// Puts `values` back in the pending batch for the next flush, unless a newer local write replaced one meanwhile.
+    private func keepPending(_ values: [String: StoredValue?]) {
+        state.withLock { state in
+            for (key, value) in values where state.pending.index(forKey: key) == nil {
+                state.pending[key] = .some(value)
+            }
+        }
     }
 
     /// Puts the committed values of `keys` back into memory (telling observers), for writes the
@@ -111,5 +149,19 @@ extension PreferenceStore {
             return slots
         }
         for slot in changedSlots { slot.markChanged() }
+    }
+}
+
+extension StoreError {
+    /// Whether the backend refused the data itself without naming its key: PostgreSQL's data
+    /// exceptions (SQLSTATE class 22), integrity violations such as an administrator's CHECK
+    /// constraint (23) and program limits such as an index row too large (54); SQLite's "too big"
+    /// and constraint failures. Retrying the same batch would fail the same way for ever.
+    var refusesData: Bool {
+        switch self {
+        case .postgres(_, let code, _): ["22", "23", "54"].contains(code.prefix(2))
+        case .sqlite(_, let code, _): SQLiteResultCode(code).refusesData
+        default: false
+        }
     }
 }

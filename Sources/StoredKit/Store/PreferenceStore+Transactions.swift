@@ -1,6 +1,7 @@
 extension PreferenceStore {
     /// Atomically reads, transforms and writes one key, also across processes: the backend's
     /// exclusive section spans the read and the write. Returns the new value once committed.
+    /// Inside a transaction body on the same store, it joins that transaction (see ``transaction(_:)``).
     ///
     /// ```swift
     /// try store.update(.launchCount) { $0 += 1 }  //=> 4
@@ -25,17 +26,39 @@ extension PreferenceStore {
     ///     tx[.volume] = 0.2
     /// }
     /// ```
+    ///
+    /// Calls on the same store from inside the body (on the body's thread):
+    /// - `transaction` or ``update(_:_:)`` joins this transaction as a savepoint: its writes are
+    ///   committed with the outer ones when the outermost body returns (all or nothing with it),
+    ///   and a throw out of its body undoes its own writes only, then reaches the outer body.
+    /// - ``flush()`` throws ``StoreError/insideTransaction(path:operation:)``: nothing of the
+    ///   transaction is committed before its body returns. Flush after `transaction` returns.
+    ///   So do `transaction` and `flush()` on a second store over the same file or namespace,
+    ///   which would wait for the exclusion this body holds.
+    /// - a plain write (`store.set`) is not part of the transaction: it lands in memory at once and
+    ///   is not rolled back by a throw; an immediate store commits it before `transaction` returns.
     @discardableResult
     public func transaction<R>(_ body: (Transaction) throws -> R) throws -> R {
+        if let section = ExclusiveSection.current(for: self) { return try joining(section.transaction, body) }
+        if ExclusiveSection.heldByAnotherStore(over: self) {
+            throw StoreError.insideTransaction(
+                path: backend.location, operation: "transaction(_:) on a second store of the same data")
+        }
         do {
             try flush()  // our earlier writes first, so the exclusive section starts from them
         } catch StoreError.refused {
             // An earlier write the backend refused was dropped alone and reported; it is no reason to refuse this one.
         }
+        var needsFlush = false
+        // A plain write on an immediate store made in the body: committed once the section is left.
+        defer { if needsFlush { try? flush() } }  // a failure is reported by flush; the writes stay pending
         let result = try withBackendLock {
             let (outcome, fresh, staged) = try backend.withExclusiveAccess { fresh in
                 let transaction = Transaction(base: fresh.values, store: self)
-                let outcome = try body(transaction)
+                defer { transaction.close() }
+                let outcome = try ExclusiveSection.enter(self, with: transaction, needsFlush: &needsFlush) {
+                    try body(transaction)
+                }
                 if let failure = transaction.failure { throw failure }
                 let changes = BackendChanges(values: transaction.staged, durability: durability)
                 return (changes, (outcome, fresh, transaction.staged))
@@ -45,6 +68,18 @@ extension PreferenceStore {
             return outcome
         }
         deliverChanges()
+        return result
+    }
+
+    /// A transaction opened inside `outer`'s body on this store: a savepoint whose writes join
+    /// `outer`'s when its body returns, and are dropped alone when it throws.
+    private func joining<R>(_ outer: Transaction, _ body: (Transaction) throws -> R) throws -> R {
+        let savepoint = Transaction(joining: outer, store: self)
+        defer { savepoint.close() }
+        var needsFlush = false  // only the outermost section flushes
+        let result = try ExclusiveSection.enter(self, with: savepoint, needsFlush: &needsFlush) { try body(savepoint) }
+        if let failure = savepoint.failure { throw failure }
+        outer.adopt(savepoint)
         return result
     }
 }

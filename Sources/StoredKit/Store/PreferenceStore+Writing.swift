@@ -54,7 +54,11 @@ extension PreferenceStore {
         for slot in changedSlots { slot.markChanged() }
         deliverChanges()
         if durability == .immediate {
-            try? flush()  // reported by flush; the values stay pending for the next flush
+            if let section = ExclusiveSection.current(for: self) {
+                section.flushWhenDone()  // inside a transaction body: this thread holds the backend lock
+            } else {
+                try? flush()  // reported by flush; the values stay pending for the next flush
+            }
         }
     }
 

@@ -41,6 +41,11 @@ import Synchronization
 /// - ``update(_:_:)``
 /// - ``transaction(_:)``
 ///
+/// ### Keys every backend holds
+/// - ``maximumKeyLength``
+/// - ``reservedKeys``
+/// - ``checkKey(_:)``
+///
 /// ### Observing changes
 /// - ``changes``
 /// - ``values(for:)``

@@ -73,6 +73,17 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// // throws StoreError.journalModeUnavailable(path: ".../prefs.sqlite", mode: "delete")
     /// ```
     case journalModeUnavailable(path: String, mode: String)
+    /// `operation` was called inside a transaction body on the store at `path`, where it cannot
+    /// work: ``PreferenceStore/flush()`` cannot commit what the transaction commits only when its
+    /// body returns. Call it after ``PreferenceStore/transaction(_:)`` returns.
+    ///
+    /// ```swift
+    /// try store.transaction { tx in
+    ///     tx.set(1, forKey: "a")
+    ///     try store.flush()  // throws StoreError.insideTransaction(path: ".../prefs.sqlite", operation: "flush()")
+    /// }
+    /// ```
+    case insideTransaction(path: String, operation: String)
     /// A backend failed with an error of its own type (a third-party backend's, say);
     /// `underlying` is that error, unchanged, so callers can still match on it.
     ///
@@ -158,6 +169,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .journalModeUnavailable(let path, let mode):
             "Could not switch '\(path)' to WAL journal mode (it kept \(mode)); the directory must allow creating "
                 + "'\(SystemCall.fileName(of: path))-wal' and '\(SystemCall.fileName(of: path))-shm'."
+        case .insideTransaction(let path, let operation):
+            "\(operation) was called inside a transaction body on '\(path)', where it cannot work: the transaction "
+                + "commits when its body returns. Call \(operation) after transaction(_:) returns; nothing was changed."
         case .backendFailed(let location, let operation, let underlying):
             "Could not \(operation) '\(location)': \(underlying). The backend's own error is above; "
                 + "fix what it names and retry (writes that were not committed stay pending for the next flush)."

@@ -8,17 +8,43 @@
 ///     tx[.lastOpened] = Date()
 /// }
 /// ```
+///
+/// A transaction lives as long as its body: kept and used afterwards, its writes are ignored and
+/// reported on the store's ``PreferenceStore/diagnostics`` (while the store lives), and its reads
+/// answer what it saw and staged. A transaction opened inside another one's body on the same
+/// store joins it as a savepoint: see ``PreferenceStore/transaction(_:)``.
 public final class Transaction: PreferenceAccess {
     private let base: [String: StoredValue]
-    private unowned let store: PreferenceStore
+    /// The enclosing transaction this one joins (a savepoint), whose view is this one's base.
+    private let parent: Transaction?
+    /// Weak: a transaction kept past its body must not keep the store alive, nor trap once it is gone.
+    private weak var store: PreferenceStore?
     /// The writes made so far; `nil` marks a removal.
     private(set) var staged: [String: StoredValue?] = [:]
     /// The first value that could not be encoded: the whole transaction then fails.
     private(set) var failure: StoreError?
+    /// False once the body returned or threw: later writes are refused.
+    private(set) var isOpen = true
 
     init(base: [String: StoredValue], store: PreferenceStore) {
         self.base = base
+        self.parent = nil
         self.store = store
+    }
+
+    /// A savepoint inside `parent`: it reads through `parent` and hands its writes to it on success.
+    init(joining parent: Transaction, store: PreferenceStore) {
+        self.base = [:]
+        self.parent = parent
+        self.store = store
+    }
+
+    /// Ends the transaction: from now on a write is a reported no-op.
+    func close() { isOpen = false }
+
+    /// Takes a savepoint's writes as its own (the savepoint's body returned).
+    func adopt(_ savepoint: Transaction) {
+        staged.merge(savepoint.staged) { _, new in new }
     }
 
     /// Every key with a value, this transaction's writes included, sorted.
@@ -27,7 +53,7 @@ public final class Transaction: PreferenceAccess {
     /// tx.keys  //=> ["a", "volume"]
     /// ```
     public var keys: [String] {
-        var keys = Set(base.keys)
+        var keys = parent.map { Set($0.keys) } ?? Set(base.keys)
         for (key, value) in staged {
             if value == nil { keys.remove(key) } else { keys.insert(key) }
         }
@@ -41,7 +67,8 @@ public final class Transaction: PreferenceAccess {
     /// ```
     public func storedValue(forKey key: String) -> StoredValue? {
         if let staged = staged[key] { return staged }
-        return base[key] ?? store.registeredDefault(forKey: key)
+        if let parent { return parent.storedValue(forKey: key) }
+        return base[key] ?? store?.registeredDefault(forKey: key)
     }
 
     /// Whether `key` has a value of its own as this transaction sees it (registered defaults do not count).
@@ -51,16 +78,21 @@ public final class Transaction: PreferenceAccess {
     /// ```
     public func hasValue(forKey key: String) -> Bool {
         if let staged = staged[key] { return staged != nil }
-        return base[key] != nil
+        return parent?.hasValue(forKey: key) ?? (base[key] != nil)
     }
 
     /// Stages a write; `nil` removes the key. A value the store cannot hold (nested deeper than
     /// ``StoredValue/maximumDepth``, refused by the backend) makes the whole transaction fail.
+    /// After the body, a write is ignored and reported as ``StoreEvent/encodingFailed(key:reason:)``.
     ///
     /// ```swift
     /// tx.setStoredValue(.int(1), forKey: "a")
     /// ```
     public func setStoredValue(_ value: StoredValue?, forKey key: String) {
+        guard isOpen, let store else {
+            store?.report(.encodingFailed(key: key, reason: Self.endedReason))
+            return
+        }
         if let value {
             do {
                 try store.backend.admit(value, forKey: key)
@@ -74,13 +106,22 @@ public final class Transaction: PreferenceAccess {
 }
 
 extension Transaction: AccessFailureReporting {
+    /// Why a write to a transaction whose body ended was ignored.
+    static let endedReason =
+        "the transaction it was written to had ended (its body returned or threw); write through the store, "
+        + "or inside a new transaction"
+
     /// Makes the transaction fail (nothing is committed).
     func encodingFailed(forKey key: String, error: any Error) {
+        guard isOpen else {
+            store?.report(.encodingFailed(key: key, reason: Self.endedReason))
+            return
+        }
         if failure == nil { failure = .unrepresentable(key: key, reason: "\(error)") }
     }
 
     /// Reports the failure on the store's diagnostics.
     func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
-        store.decodingFailed(forKey: key, expected: expected, found: found)
+        store?.decodingFailed(forKey: key, expected: expected, found: found)
     }
 }

@@ -59,9 +59,14 @@ struct PlistDocument: Sendable, Equatable {
         return try PlistCodec.encode(.dictionary(root), format: format, hiddenRootEntries: equivalentKeys.hiddenRootEntries)
     }
 
+    /// A write lands on the entry reads show (the hidden spellings stay); a removal removes every
+    /// spelling of the key, so that no hidden one shows up in its place when the file is read again.
     mutating func apply(_ changes: BackendChanges) {
         for (key, value) in changes.values {
             values[key] = value
+            if value == nil, !equivalentKeys.hiddenRootEntries.isEmpty {
+                equivalentKeys.hiddenRootEntries.removeAll { $0.key == key }  // `==` is canonical equivalence
+            }
         }
         if let version = changes.schemaVersion { schemaVersion = version }
     }

@@ -37,7 +37,7 @@ extension SQLiteBackend {
             let sequence = try connection.transaction(.immediate) {
                 // Without a snapshot there is nothing to merge into: the next load reads everything.
                 if state.cached != nil { changedElsewhere = try refresh(&state, connection) || changedElsewhere }
-                return try write(changes, knownMaximum: state.knownMaximumSequence, connection)
+                return try write(changes, &state, connection)
             }
             state.recordCommitted(changes, sequence: sequence)
             guard try closeIfReplaced(&state) else { return changedElsewhere }

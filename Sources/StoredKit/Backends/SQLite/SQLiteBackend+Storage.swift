@@ -172,18 +172,21 @@ extension SQLiteBackend {
                     let key = statement.text(at: 0)
                     // The removal of a row that reads did not show leaves the shown one alone.
                     if snapshot.values.shownKey(for: key).utf8.elementsEqual(key.utf8) { snapshot.values[key] = nil }
+                    state.hiddenSpellings.removeAll { $0.utf8.elementsEqual(key.utf8) }
                     if case .integer(let sequence) = statement.value(at: 1) { maximum = max(maximum, sequence) }
                 }
             }
             maximum = max(
                 maximum,
-                try readRows(SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents, connection))
+                try readRows(
+                    SQLiteSchema.selectChanged, since: since, into: &snapshot.values, &state.pendingEvents,
+                    &state.hiddenSpellings, connection))
             if maximum == since, try maximumSequence(connection) < since {
                 snapshot = BackendSnapshot()
-                maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
+                maximum = try readEverything(into: &snapshot, &state.pendingEvents, &state.hiddenSpellings, connection)
             }
         } else {
-            maximum = try readEverything(into: &snapshot, &state.pendingEvents, connection)
+            maximum = try readEverything(into: &snapshot, &state.pendingEvents, &state.hiddenSpellings, connection)
         }
         snapshot.schemaVersion = Int(try connection.integerPragma("user_version"))
         state.cached = snapshot
@@ -194,21 +197,24 @@ extension SQLiteBackend {
 
     /// Reads every row into the empty `snapshot`; returns the largest sequence in either table.
     private func readEverything(
-        into snapshot: inout BackendSnapshot, _ events: inout [StoreEvent], _ connection: SQLiteConnection
+        into snapshot: inout BackendSnapshot, _ events: inout [StoreEvent], _ hidden: inout [String],
+        _ connection: SQLiteConnection
     ) throws -> Int64 {
+        hidden = []
         // Sized once up front: growing a 10k-key dictionary row by row rehashes it many times.
         if case .integer(let rows) = try connection.scalar(SQLiteSchema.countRows) {
             snapshot.values.reserveCapacity(Int(rows))
         }
-        let rows = try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &events, connection)
+        let rows = try readRows(SQLiteSchema.selectAll, since: nil, into: &snapshot.values, &events, &hidden, connection)
         guard case .integer(let removed) = try connection.scalar(SQLiteSchema.maximumRemovedSequence) else { return rows }
         return max(rows, removed)
     }
 
     /// Reads `sql`'s rows into `values`; returns the largest `change_seq` among them (0 when none).
+    /// Rows that reads do not show (another spelling of a shown key) are recorded in `hidden`.
     private func readRows(
         _ sql: String, since sequence: Int64?, into values: inout [String: StoredValue], _ events: inout [StoreEvent],
-        _ connection: SQLiteConnection
+        _ hidden: inout [String], _ connection: SQLiteConnection
     ) throws -> Int64 {
         var maximum: Int64 = 0
         try connection.withStatement(sql) { statement in
@@ -225,9 +231,12 @@ extension SQLiteBackend {
                         if let first = values.updateValue(value, forKey: key) {
                             values[key] = first
                             events.append(equivalentKeys(shown: values.shownKey(for: key), hidden: key))
+                            hidden.append(key)
                         }
                     } else if values.shownKey(for: key).utf8.elementsEqual(key.utf8) {
                         values[key] = value
+                    } else if !hidden.contains(where: { $0.utf8.elementsEqual(key.utf8) }) {
+                        hidden.append(key)
                     }
                 } else {
                     // Left in the file untouched; the key reads as absent until the app writes it.
@@ -245,23 +254,34 @@ extension SQLiteBackend {
 
     /// Writes `changes` in the caller's transaction; returns the new largest change sequence.
     ///
-    /// `knownMaximum` is the largest sequence in the file when the caller knows it (a snapshot that
+    /// The largest sequence in the file comes from `state` when it knows it (a snapshot that
     /// `refresh` just confirmed current inside this write transaction); without it, a scan finds it.
-    func write(_ changes: BackendChanges, knownMaximum: Int64?, _ connection: SQLiteConnection) throws -> Int64 {
-        let previous = try knownMaximum ?? maximumSequence(connection)
+    ///
+    /// A key with several spellings in the file (see ``StoreEvent/equivalentKeys(path:shown:hidden:)``)
+    /// is written under the spelling reads show, so that every reader sees the write; a removal
+    /// removes every spelling, so that no hidden one shows up in its place.
+    func write(_ changes: BackendChanges, _ state: inout State, _ connection: SQLiteConnection) throws -> Int64 {
+        let previous = try state.knownMaximumSequence ?? maximumSequence(connection)
         guard !changes.isEmpty else { return previous }
         let sequence = previous + 1
         var largest = sequence
         let now = Date().timeIntervalSince1970
         for (key, value) in changes.values {
+            let shown = state.cached?.values.shownKey(for: key) ?? key
             if let value {
                 let (type, column) = try SQLiteValueColumns.columns(for: value, key: key)
                 try connection.withStatement(SQLiteSchema.upsert) { statement in
-                    try statement.bind(.text(key), .text(type), column, .real(now), .integer(sequence))
+                    try statement.bind(.text(shown), .text(type), column, .real(now), .integer(sequence))
                     try statement.run()
                 }
             } else {
                 largest = max(largest, try remove(key, sequence: sequence, connection))
+                var others = state.hiddenSpellings.filter { $0 == key }  // `==` is canonical equivalence
+                if !shown.utf8.elementsEqual(key.utf8) { others.append(shown) }
+                for other in others where !other.utf8.elementsEqual(key.utf8) {
+                    largest = max(largest, try remove(other, sequence: sequence, connection))
+                }
+                state.hiddenSpellings.removeAll { $0 == key }
             }
         }
         if let version = changes.schemaVersion {

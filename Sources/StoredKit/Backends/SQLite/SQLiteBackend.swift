@@ -51,6 +51,9 @@ public final class SQLiteBackend: Backend {
         /// The file found at the path when the watcher last reported a replacement (`nil` inside:
         /// none), so each replacement is signalled once.
         var signalledFile: FileIdentity??
+        /// Keys of rows that reads do not show: another spelling (up to Unicode normalisation) of a
+        /// shown key. A removal removes them too. Usually empty.
+        var hiddenSpellings: [String] = []
     }
 
     /// Creates a backend for the file at `url`; see ``Backend/sqlite(at:corruption:)``.
@@ -138,7 +141,7 @@ public final class SQLiteBackend: Backend {
                         var snapshot = state.cached ?? BackendSnapshot()
                         snapshot.events = []
                         let (changes, value) = try body(snapshot)
-                        return (changes, value, try write(changes, knownMaximum: state.knownMaximumSequence, connection))
+                        return (changes, value, try write(changes, &state, connection))
                     }
                     state.recordCommitted(changes, sequence: sequence)
                     // synchronous cannot change inside a transaction; sync the log by hand when the

@@ -24,6 +24,10 @@ struct SQLiteResultCode: Equatable, Sendable {
     /// Another connection holds a lock (`SQLITE_BUSY`).
     var isBusy: Bool { primary == SQLITE_BUSY }
 
+    /// A string or blob beyond the library's length limit (`SQLITE_TOOBIG`), or a CHECK or NOT NULL
+    /// constraint someone added (`SQLITE_CONSTRAINT`): the data was refused, not the file.
+    var refusesData: Bool { primary == SQLITE_TOOBIG || primary == SQLITE_CONSTRAINT }
+
     /// The generic `SQLITE_ERROR`: for a statement that does not compile, a missing column or table.
     var isGenericError: Bool { primary == SQLITE_ERROR }
 

@@ -98,12 +98,22 @@ extension StoredValueJSON {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
                 let key = try parseString()
                 try expect(UInt8(ascii: ":"))
+                // Swift compares keys canonically: a second spelling would silently replace the first.
+                if let earlier = members.index(forKey: key) { throw error(Self.twice(members[earlier].key, key)) }
                 members[key] = try parseValue(depth: depth + 1)
             } while consume(UInt8(ascii: ","))
             try expect(UInt8(ascii: "}"))
             let value = try untagged(members, at: start)
             if depth == limit, value.isContainer { throw tooDeep() }
             return value
+        }
+
+        /// Why an object that names one key twice (or in two spellings that differ only in their
+        /// Unicode form) is refused: one of its values would be lost.
+        private static func twice(_ earlier: String, _ key: String) -> String {
+            guard !earlier.utf8.elementsEqual(key.utf8) else { return "the key '\(key)' appears twice; keep one" }
+            return "the keys \(earlier.scalarSpelling) and \(key.scalarSpelling) differ only in their Unicode form, "
+                + "which makes them one key; keep one"
         }
 
         private mutating func untagged(_ members: [String: StoredValue], at start: Int) throws -> StoredValue {

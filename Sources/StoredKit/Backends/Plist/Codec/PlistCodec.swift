@@ -40,6 +40,22 @@ public enum PlistCodec {
         return try decode(data, path: path, equivalentKeys: &equivalentKeys)
     }
 
+    /// ``decode(_:path:)``, also returning an ``StoreEvent/equivalentKeys(path:shown:hidden:)`` for
+    /// each dictionary key equal to an earlier one only up to Unicode normalisation: the value keeps
+    /// the first, so a tool that copies the data refuses such a file rather than drop the other.
+    ///
+    /// ```swift
+    /// let (value, collisions) = try PlistCodec.decodeReportingEquivalentKeys(data, path: "in.plist")
+    /// collisions.isEmpty  //=> false for a file holding both "caf\u{E9}" and "cafe\u{301}"
+    /// ```
+    public static func decodeReportingEquivalentKeys(
+        _ data: Data, path: String
+    ) throws -> (value: StoredValue, equivalentKeys: [StoreEvent]) {
+        var equivalentKeys = PlistEquivalentKeys()
+        let value = try decode(data, path: path, equivalentKeys: &equivalentKeys)
+        return (value, equivalentKeys.events(path: path))
+    }
+
     /// ``decode(_:path:)``, also collecting dictionary keys equal only up to Unicode normalisation.
     static func decode(_ data: Data, path: String, equivalentKeys: inout PlistEquivalentKeys) throws -> StoredValue {
         try data.withUnsafeBytes { (raw) throws(StoreError) -> StoredValue in
