@@ -6,7 +6,7 @@ extension Dictionary where Key == String {
     /// ```swift
     /// ["cafe\u{301}": 1].shownKey(for: "caf\u{E9}").unicodeScalars.count  //=> 5
     /// ```
-    func shownKey(for key: String) -> String {
+    package func shownKey(for key: String) -> String {
         guard let index = index(forKey: key) else { return key }
         return self[index].key
     }
