@@ -49,17 +49,19 @@ struct UnnamedRefusalTests {
 
     @Test(.enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
     func postgresCheckConstraintThatRefusesLongValues() throws {
-        let url = try PostgresTestServer.requireURL()
-        let namespace = PostgresTestServer.freshNamespace("check")
-        let open = { try PreferenceStore(.postgres(url: url, namespace: namespace)) }
-        let store = try open()
-        let constraint = "short_\(UUID().uuidString.prefix(8).lowercased())"
-        // Only this test's namespace: other tests share the table.
-        _ = try ExternalCommand.psql(
-            url,
-            "ALTER TABLE storedkit_preferences ADD CONSTRAINT \(constraint) CHECK "
-                + "(namespace <> '\(namespace)' OR string_value IS NULL OR length(string_value) <= 100)")
-        defer { _ = try? ExternalCommand.psql(url, "ALTER TABLE storedkit_preferences DROP CONSTRAINT \(constraint)") }
-        try Self.writeAndCheck(store, reopen: open)
+        // A database of its own: altering the table every other test shares would lock them all out.
+        let server = try PostgresTestServer.requireURL()
+        let database = "refusal_\(UUID().uuidString.prefix(8).lowercased())"
+        _ = try ExternalCommand.psql(server, "CREATE DATABASE \(database)")
+        defer { _ = try? ExternalCommand.psql(server, "DROP DATABASE \(database) WITH (FORCE)") }
+        let slash = try #require(server.range(of: "/", options: .backwards))
+        let url = String(server[..<slash.upperBound]) + database
+        do {  // the stores end before the database is dropped
+            let open = { try PreferenceStore(.postgres(url: url, namespace: "check")) }
+            let store = try open()
+            _ = try ExternalCommand.psql(
+                url, "ALTER TABLE storedkit_preferences ADD CONSTRAINT short CHECK (length(string_value) <= 100)")
+            try Self.writeAndCheck(store, reopen: open)
+        }
     }
 }
