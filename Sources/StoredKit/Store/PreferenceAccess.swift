@@ -63,6 +63,14 @@ extension PreferenceAccess {
     /// ```
     public func value<Value: Codable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
         guard let storable = Value.self as? any Storable.Type else { return read(key, coder: .codable()) }
+        if let layered = layeredAccess {
+            return layered.layeredRead(key, typeName: String(describing: Value.self)) { stored in
+                guard let value = try storable.init(storedValue: stored) as? Value else {
+                    throw StoreError.unrepresentable(key: key, reason: "")
+                }
+                return value
+            }?.value
+        }
         // Storable values convert directly, without building a coder (as in `set`).
         guard let stored = storedValue(forKey: key) else { return nil }
         if let value = (try? storable.init(storedValue: stored)) as? Value { return value }
@@ -148,6 +156,7 @@ extension PreferenceAccess {
     }
 
     func read<Value>(_ key: String, coder: StoredCoder<Value>) -> Value? {
+        if let layered = layeredAccess { return layered.layeredRead(key, typeName: coder.typeName, decode: coder.decode)?.value }
         guard let stored = storedValue(forKey: key) else { return nil }
         do {
             return try coder.decode(stored)
@@ -157,6 +166,23 @@ extension PreferenceAccess {
         }
     }
 }
+
+extension PreferenceAccess {
+    /// This access as a store or transaction with layers, whose typed reads resolve through them.
+    var layeredAccess: (any LayeredAccess)? {
+        if let store = self as? PreferenceStore { return store.hasLayers ? store : nil }
+        if let transaction = self as? Transaction { return transaction.hasLayers ? transaction : nil }
+        return nil
+    }
+}
+
+/// A ``PreferenceAccess`` whose typed reads go through layers: the first layer whose value converts wins.
+protocol LayeredAccess {
+    func layeredRead<Value>(_ key: String, typeName: @autoclosure () -> String, decode: (StoredValue) throws -> Value)
+        -> (value: Value, source: ValueSource)?
+}
+
+extension PreferenceStore: LayeredAccess {}
 
 /// How StoredKit's own ``PreferenceAccess`` types hear that a typed read or write failed: a store
 /// reports it on its diagnostics, a transaction or migration fails as a whole. Internal, so the

@@ -34,7 +34,7 @@ extension PreferenceStore {
         }
         let result = try withBackendLock {
             let (outcome, fresh, staged) = try backend.withExclusiveAccess { fresh in
-                let transaction = Transaction(base: fresh.values, store: self)
+                let transaction = Transaction(base: fresh.values, store: self, layers: state.withLock { $0.layers })
                 let outcome = try body(transaction)
                 if let failure = transaction.failure { throw failure }
                 let changes = BackendChanges(values: transaction.staged, durability: durability)

@@ -16,9 +16,13 @@ public final class Transaction: PreferenceAccess {
     /// The first value that could not be encoded: the whole transaction then fails.
     private(set) var failure: StoreError?
 
-    init(base: [String: StoredValue], store: PreferenceStore) {
+    /// The store's other layers when the transaction began (`nil` without layers).
+    private let layers: LayerTable?
+
+    init(base: [String: StoredValue], store: PreferenceStore, layers: LayerTable? = nil) {
         self.base = base
         self.store = store
+        self.layers = layers
     }
 
     /// Every key with a value, this transaction's writes included, sorted.
@@ -27,7 +31,7 @@ public final class Transaction: PreferenceAccess {
     /// tx.keys  //=> ["a", "volume"]
     /// ```
     public var keys: [String] {
-        var keys = Set(base.keys)
+        var keys = Set(base.keys).union(layers?.keys ?? [])
         for (key, value) in staged {
             if value == nil { keys.remove(key) } else { keys.insert(key) }
         }
@@ -40,6 +44,10 @@ public final class Transaction: PreferenceAccess {
     /// tx.storedValue(forKey: "a")  //=> .int(1)
     /// ```
     public func storedValue(forKey key: String) -> StoredValue? {
+        if layers != nil {
+            let layered = layeredValue(forKey: key)
+            return layered.top?.value ?? layered.registered
+        }
         if let staged = staged[key] { return staged }
         return base[key] ?? store.registeredDefault(forKey: key)
     }
@@ -61,6 +69,10 @@ public final class Transaction: PreferenceAccess {
     /// tx.setStoredValue(.int(1), forKey: "a")
     /// ```
     public func setStoredValue(_ value: StoredValue?, forKey key: String) {
+        if let forced = layers?.computeEntry(key).upper.first(where: \.isForced) {
+            if failure == nil { failure = .forced(key: key, source: forced.source) }
+            return
+        }
         if let value {
             do {
                 try store.backend.admit(value, forKey: key)
@@ -82,5 +94,22 @@ extension Transaction: AccessFailureReporting {
     /// Reports the failure on the store's diagnostics.
     func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
         store.decodingFailed(forKey: key, expected: expected, found: found)
+    }
+}
+
+extension Transaction: LayeredAccess {
+    var hasLayers: Bool { layers != nil }
+
+    /// `key` as the layers held it when the transaction began, under this transaction's view of the user's values.
+    private func layeredValue(forKey key: String) -> LayeredValue {
+        let user = staged[key] ?? base[key]
+        return LayeredValue(
+            entry: layers?.computeEntry(key) ?? LayerTable.Entry(), user: user, registered: store.registeredDefault(forKey: key))
+    }
+
+    func layeredRead<Value>(_ key: String, typeName: @autoclosure () -> String, decode: (StoredValue) throws -> Value)
+        -> (value: Value, source: ValueSource)?
+    {
+        layeredValue(forKey: key).resolve(typeName: typeName(), report: { self.store.report($0) }, key: key, decode: decode)
     }
 }

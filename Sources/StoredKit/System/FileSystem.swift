@@ -208,4 +208,20 @@ package enum FileSystem {
         default: "not a regular file"
         }
     }
+
+    /// Whether the file at `path` belongs to the (non-root) user running this process or can be
+    /// written by its group or anyone: then its values are not an administrator's alone.
+    static func isWritableByOthersOrOwned(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let uid = getuid()
+        return (uid != 0 && status.st_uid == uid) || status.st_mode & (S_IWGRP | S_IWOTH) != 0
+    }
+
+    /// `path` with every symbolic link resolved, or `path` itself when it cannot be resolved.
+    static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
 }

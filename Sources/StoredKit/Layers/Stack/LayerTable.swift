@@ -1,0 +1,209 @@
+/// A store's layers other than its own backend, as loaded now, and what each says about each key
+/// read so far. Lives in the store's state, under its lock; a transaction takes a copy.
+struct LayerTable: Sendable {
+    /// One layer's current contents: keys for files, memory and arguments; variable names for the environment.
+    struct Layer: Sendable {
+        let layer: PreferenceLayer
+        var values: [String: StoredValue]
+
+        var isText: Bool {
+            switch layer.kind {
+            case .arguments, .environment: true
+            case .forced, .defaults: false
+            }
+        }
+
+        /// The name `key` has in this layer (its variable, for the environment).
+        func name(forKey key: String) -> String {
+            if case .environment(let prefix, _) = layer.kind {
+                return PreferenceLayer.environmentVariable(forKey: key, prefix: prefix)
+            }
+            return key
+        }
+
+        func source(name: String) -> ValueSource {
+            switch layer.kind {
+            case .forced(let source): .forced(location: source.location)
+            case .arguments: .arguments
+            case .environment: .environment(variable: name)
+            case .defaults(let source): .defaults(location: source.location)
+            }
+        }
+    }
+
+    /// One layer's value of one key.
+    struct Candidate: Sendable, Equatable {
+        let source: ValueSource
+        let value: StoredValue
+        /// Text from arguments or the environment, converted by ``LayerText`` when read.
+        let isText: Bool
+
+        var isForced: Bool {
+            if case .forced = source { return true }
+            return false
+        }
+    }
+
+    /// What the layers above and below the user's values hold for one key, highest first.
+    struct Entry: Sendable, Equatable {
+        var upper: [Candidate] = []
+        var lower: [Candidate] = []
+    }
+
+    private(set) var layers: [Layer]
+    private var entries: [String: Entry] = [:]
+    /// Which key first used each environment variable, to report two keys that share one.
+    private var variableOwners: [String: String] = [:]
+    /// Keys whose write under an overriding layer was reported already (once per key).
+    var reportedOverrides: Set<String> = []
+    /// Events found under the store's lock, reported once it is released.
+    var pendingEvents: [StoreEvent] = []
+
+    /// `contents[i]` holds the loaded values of `layers[i]`'s file or memory source.
+    init(_ layers: [PreferenceLayer], contents: [[String: StoredValue]]) {
+        var loaded: [Layer] = []
+        for (layer, values) in zip(layers, contents) {
+            switch layer.kind {
+            case .forced, .defaults: loaded.append(Layer(layer: layer, values: values))
+            case .arguments(let arguments): loaded.append(Layer(layer: layer, values: arguments.mapValues { .string($0) }))
+            case .environment(_, let variables):
+                loaded.append(Layer(layer: layer, values: variables.mapValues { .string($0) }))
+            }
+        }
+        // Stable: defaults layers keep the order they were given in.
+        self.layers = loaded.enumerated().sorted { ($0.element.layer.rank, $0.offset) < ($1.element.layer.rank, $1.offset) }
+            .map(\.element)
+    }
+
+    /// What every layer holds for `key`, without remembering it (for a transaction's copy).
+    func computeEntry(_ key: String) -> Entry {
+        var entry = Entry()
+        for layer in layers {
+            let name = layer.name(forKey: key)
+            guard let value = layer.values[name] else { continue }
+            let candidate = Candidate(source: layer.source(name: name), value: value, isText: layer.isText)
+            if layer.layer.rank < 3 { entry.upper.append(candidate) } else { entry.lower.append(candidate) }
+        }
+        return entry
+    }
+
+    /// ``computeEntry(_:)``, remembered until a layer changes; notes environment variables two keys share.
+    mutating func entry(for key: String) -> Entry {
+        if let entry = entries[key] { return entry }
+        for layer in layers {
+            guard case .environment = layer.layer.kind else { continue }
+            let variable = layer.name(forKey: key)
+            if let owner = variableOwners[variable], owner != key {
+                pendingEvents.append(.environmentCollision(variable: variable, keys: [owner, key]))
+            } else {
+                variableOwners[variable] = key
+            }
+        }
+        let entry = computeEntry(key)
+        entries[key] = entry
+        return entry
+    }
+
+    /// Every key a non-text layer has, and the keys read so far that a text layer has.
+    var keys: Set<String> {
+        var keys = Set<String>()
+        for layer in layers {
+            switch layer.layer.kind {
+            case .forced, .defaults, .arguments: keys.formUnion(layer.values.keys)
+            case .environment: break
+            }
+        }
+        for (key, entry) in entries
+        where entry.upper.contains(where: { if case .environment = $0.source { true } else { false } }) {
+            keys.insert(key)
+        }
+        return keys
+    }
+
+    /// Replaces the contents of layer `index` and returns the keys whose entries changed, each with
+    /// its entry before and after.
+    mutating func replaceContents(
+        ofLayerAt index: Int, with values: [String: StoredValue]
+    ) -> [(key: String, old: Entry, new: Entry)] {
+        let old = layers[index].values
+        var changedKeys = Set<String>()
+        for (key, value) in values where old[key] != value { changedKeys.insert(key) }
+        for key in old.keys where values[key] == nil { changedKeys.insert(key) }
+        guard !changedKeys.isEmpty else { return [] }
+        let before = changedKeys.map { ($0, entries[$0] ?? computeEntry($0)) }
+        layers[index].values = values
+        return before.map { key, oldEntry in
+            let newEntry = computeEntry(key)
+            entries[key] = newEntry
+            return (key, oldEntry, newEntry)
+        }
+    }
+
+    /// The index of the layer reading `source`'s file, for a file-change signal.
+    func indices(readingFile path: String) -> [Int] {
+        layers.indices.filter { layers[$0].layer.source?.filePath == path }
+    }
+}
+
+/// One key as every layer holds it: enough to resolve it outside the store's lock.
+struct LayeredValue: Sendable, Equatable {
+    var entry: LayerTable.Entry
+    var user: StoredValue?
+    var registered: StoredValue?
+
+    /// The highest layer's value (registered defaults apart, as in a ``Change``).
+    var top: LayerTable.Candidate? {
+        if let first = entry.upper.first { return first }
+        if let user { return LayerTable.Candidate(source: .user, value: user, isText: false) }
+        return entry.lower.first
+    }
+
+    /// The first layer's value that converts to `Value`, and where it came from. Each layer whose
+    /// value does not convert is reported through `report` and the next one is read.
+    func resolve<Value>(
+        typeName: @autoclosure () -> String,
+        report: ((StoreEvent) -> Void)?,
+        key: String,
+        decode: (StoredValue) throws -> Value
+    ) -> (value: Value, source: ValueSource)? {
+        for candidate in entry.upper {
+            if let value = Self.convert(candidate, key: key, typeName: typeName(), report: report, decode: decode) {
+                return (value, candidate.source)
+            }
+        }
+        if let user {
+            if let value = try? decode(user) { return (value, .user) }
+            report?(.decodingFailed(key: key, expected: typeName(), found: "\(user.typeName) \(user)"))
+        }
+        for candidate in entry.lower {
+            if let value = Self.convert(candidate, key: key, typeName: typeName(), report: report, decode: decode) {
+                return (value, candidate.source)
+            }
+        }
+        if let registered {
+            if let value = try? decode(registered) { return (value, .registered) }
+            report?(.decodingFailed(key: key, expected: typeName(), found: "\(registered.typeName) \(registered)"))
+        }
+        return nil
+    }
+
+    private static func convert<Value>(
+        _ candidate: LayerTable.Candidate, key: String, typeName: @autoclosure () -> String,
+        report: ((StoreEvent) -> Void)?, decode: (StoredValue) throws -> Value
+    ) -> Value? {
+        if candidate.isText, case .string(let text) = candidate.value {
+            do {
+                return try LayerText.convert(text, typeName: typeName(), decode: decode)
+            } catch {
+                report?(.layerValueUnreadable(key: key, source: candidate.source, reason: error.reason))
+                return nil
+            }
+        }
+        if let value = try? decode(candidate.value) { return value }
+        report?(
+            .layerValueUnreadable(
+                key: key, source: candidate.source,
+                reason: "it holds \(candidate.value.typeName) \(candidate.value), not \(typeName())"))
+        return nil
+    }
+}
