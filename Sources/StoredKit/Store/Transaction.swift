@@ -31,11 +31,11 @@ public final class Transaction: PreferenceAccess {
     /// tx.keys  //=> ["a", "volume"]
     /// ```
     public var keys: [String] {
-        var keys = Set(base.keys).union(layers?.keys ?? [])
+        var keys = Set(base.keys)
         for (key, value) in staged {
             if value == nil { keys.remove(key) } else { keys.insert(key) }
         }
-        return keys.sorted()
+        return keys.union(layers?.keys ?? []).sorted()
     }
 
     /// The value as this transaction sees it.

@@ -48,7 +48,7 @@ final class InotifyHub: Sendable {
                 | IN_MOVE_SELF)
     #endif
 
-    /// Starts calling `onChange` when one of `fileNames` (any name, when empty) in `directory` is written, replaced,
+    /// Starts calling `onChange` when one of `fileNames` in `directory` is written, replaced,
     /// created or deleted, and when the directory itself goes away (then the subscription is
     /// lost: see ``isActive(_:)``).
     func subscribe(
@@ -119,9 +119,7 @@ final class InotifyHub: Sendable {
                     let names = events.names[watch] ?? []
                     let isLost = events.lostWatches.contains(watch)
                     for subscriber in subscribers.values
-                    where events.overflowed || isLost || (subscriber.fileNames.isEmpty && !names.isEmpty)
-                        || !subscriber.fileNames.isDisjoint(with: names)
-                    {
+                    where events.overflowed || isLost || !subscriber.fileNames.isDisjoint(with: names) {
                         callbacks.append(subscriber.onChange)
                     }
                     if isLost {

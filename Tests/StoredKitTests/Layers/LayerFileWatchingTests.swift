@@ -91,6 +91,21 @@ struct LayerFileWatchingTests {
         token.cancel()
     }
 
+    @Test func anInPlaceEditOfTheFileASymlinkPointsToReachesTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        let elsewhere = directory.file("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let target = elsewhere.appending(path: "real.plist")
+        try writeLayerFile(target, ["volume": .double(0.3)])
+        let defaults = directory.file("defaults.plist")
+        try FileManager.default.createSymbolicLink(at: defaults, withDestinationURL: target)
+        let store = try openStore(directory, forced: directory.file("forced.plist"), defaults: defaults)
+        let wrapper = Stored(Self.volume, store: store)
+        #expect(wrapper.wrappedValue == 0.3)
+        try shell("cat > \(quoted(target))", input: try layerFileData(["volume": .double(0.4)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.4 })
+    }
+
     @Test func aFileCorruptAtOpenIsEmptyAndOneCorruptLaterKeepsItsLastGoodContents() async throws {
         let directory = try TemporaryDirectory()
         let forced = directory.file("forced.plist")

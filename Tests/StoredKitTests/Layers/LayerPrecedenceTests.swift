@@ -80,7 +80,13 @@ struct LayerPrecedenceTests {
                 .defaults(.memory(["fromDefaults": .int(1)])),
             ])
         store.set("mine", forKey: "own")
+        store.set(2, forKey: "fromDefaults")
+        store.removeValue(forKey: "fromDefaults")
         #expect(store.keys == ["fromArgument", "fromDefaults", "locked", "own"])
+        try store.transaction { tx in
+            tx.removeValue(forKey: "fromDefaults")  // the user's value goes; the defaults' stays
+            #expect(tx.keys == ["fromArgument", "fromDefaults", "locked", "own"])
+        }
         #expect(
             store.dictionaryRepresentation() == [
                 "locked": .bool(true), "fromArgument": .string("x"), "fromDefaults": .int(1), "own": .string("mine"),

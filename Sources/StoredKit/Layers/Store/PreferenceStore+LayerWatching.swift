@@ -27,17 +27,15 @@ extension LayerTable {
 }
 
 extension PreferenceStore {
-    /// Watches the directory of every layer file (and of the file a symbolic link there points to).
+    /// Watches every layer file's directory for the names that change it (see ``FileSystem/namesToWatch(for:)``).
     func watchLayers() {
         guard hasLayers else { return }
         let paths = state.withLock { state in Set(state.layers?.layers.compactMap { $0.layer.source?.filePath } ?? []) }
         var watchers: [DirectoryWatcher] = []
         for path in paths.sorted() {
-            let directories = Set([path, FileSystem.resolvedPath(path)].map { ($0 as NSString).deletingLastPathComponent })
-            for directory in directories.sorted() {
-                // Every name: a symlink swap renames a hidden directory (`..data`), not the file itself.
+            for (directory, names) in FileSystem.namesToWatch(for: path) {
                 if let watcher = try? DirectoryWatcher(
-                    directory: directory, fileNames: [],
+                    directory: directory, fileNames: names,
                     onChange: { [weak self] in
                         guard let self else { return }
                         DispatchQueue.global().async { [weak self] in self?.reloadLayer(at: path) }
