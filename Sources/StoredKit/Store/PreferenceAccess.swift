@@ -69,7 +69,7 @@ extension PreferenceAccess {
                     throw StoreError.unrepresentable(key: key, reason: "")
                 }
                 return value
-            }?.value
+            }
         }
         // Storable values convert directly, without building a coder (as in `set`).
         guard let stored = storedValue(forKey: key) else { return nil }
@@ -156,7 +156,7 @@ extension PreferenceAccess {
     }
 
     func read<Value>(_ key: String, coder: StoredCoder<Value>) -> Value? {
-        if let layered = layeredAccess { return layered.layeredRead(key, typeName: coder.typeName, decode: coder.decode)?.value }
+        if let layered = layeredAccess { return layered.layeredRead(key, typeName: coder.typeName, decode: coder.decode) }
         guard let stored = storedValue(forKey: key) else { return nil }
         do {
             return try coder.decode(stored)
@@ -178,8 +178,19 @@ extension PreferenceAccess {
 
 /// A ``PreferenceAccess`` whose typed reads go through layers: the first layer whose value converts wins.
 protocol LayeredAccess {
+    /// `key` as every layer holds it (registered defaults included), for one typed read.
+    func layeredValue(forKey key: String) -> LayeredValue
+    /// Reports a layer's value that did not convert.
+    func reportLayerEvent(_ event: StoreEvent)
+}
+
+extension LayeredAccess {
+    /// A typed read through the layers: the generic part is this loop and `decode` only.
     func layeredRead<Value>(_ key: String, typeName: @autoclosure () -> String, decode: (StoredValue) throws -> Value)
-        -> (value: Value, source: ValueSource)?
+        -> Value?
+    {
+        layeredValue(forKey: key).resolve(typeName: typeName(), report: reportLayerEvent, key: key, decode: decode)
+    }
 }
 
 extension PreferenceStore: LayeredAccess {}

@@ -60,8 +60,8 @@ extension PreferenceStore {
     func decodeOrDefault<Value>(_ stored: StoredValue?, layered: LayeredValue?, _ key: StoredKey<Value>) -> Value {
         guard let layered else { return decodeOrDefault(stored, key) }
         return layered.resolve(
-            typeName: key.coder.typeName, report: { self.report($0) }, key: key.name, decode: key.coder.decode)?
-            .value ?? key.defaultValue
+            typeName: key.coder.typeName, report: { self.report($0) }, key: key.name, decode: key.coder.decode)
+            ?? key.defaultValue
     }
 
     /// Decodes a stored value as `key`'s type; a value that does not decode reads as the default

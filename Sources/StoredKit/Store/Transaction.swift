@@ -101,15 +101,11 @@ extension Transaction: LayeredAccess {
     var hasLayers: Bool { layers != nil }
 
     /// `key` as the layers held it when the transaction began, under this transaction's view of the user's values.
-    private func layeredValue(forKey key: String) -> LayeredValue {
+    func layeredValue(forKey key: String) -> LayeredValue {
         let user = staged[key] ?? base[key]
         return LayeredValue(
             entry: layers?.computeEntry(key) ?? LayerTable.Entry(), user: user, registered: store.registeredDefault(forKey: key))
     }
 
-    func layeredRead<Value>(_ key: String, typeName: @autoclosure () -> String, decode: (StoredValue) throws -> Value)
-        -> (value: Value, source: ValueSource)?
-    {
-        layeredValue(forKey: key).resolve(typeName: typeName(), report: { self.store.report($0) }, key: key, decode: decode)
-    }
+    func reportLayerEvent(_ event: StoreEvent) { store.report(event) }
 }

@@ -158,52 +158,55 @@ struct LayeredValue: Sendable, Equatable {
         return entry.lower.first
     }
 
-    /// The first layer's value that converts to `Value`, and where it came from. Each layer whose
-    /// value does not convert is reported through `report` and the next one is read.
+    /// How many values the layers, the user and the registered defaults hold for the key.
+    var count: Int { entry.upper.count + (user == nil ? 0 : 1) + entry.lower.count + (registered == nil ? 0 : 1) }
+
+    /// The `position`th value, highest first (non-generic, so the typed loop below stays small).
+    func candidate(at position: Int) -> LayerTable.Candidate {
+        var position = position
+        if position < entry.upper.count { return entry.upper[position] }
+        position -= entry.upper.count
+        if let user {
+            if position == 0 { return LayerTable.Candidate(source: .user, value: user, isText: false) }
+            position -= 1
+        }
+        if position < entry.lower.count { return entry.lower[position] }
+        return LayerTable.Candidate(source: .registered, value: registered ?? .bool(false), isText: false)
+    }
+
+    /// The first value, highest first, that converts to `Value`. Each one that does not convert is
+    /// reported through `report` and the next one is read.
     func resolve<Value>(
         typeName: @autoclosure () -> String,
-        report: ((StoreEvent) -> Void)?,
+        report: (StoreEvent) -> Void,
         key: String,
         decode: (StoredValue) throws -> Value
-    ) -> (value: Value, source: ValueSource)? {
-        for candidate in entry.upper {
-            if let value = Self.convert(candidate, key: key, typeName: typeName(), report: report, decode: decode) {
-                return (value, candidate.source)
+    ) -> Value? {
+        for position in 0..<count {
+            let candidate = candidate(at: position)
+            if candidate.isText, case .string(let text) = candidate.value {
+                do {
+                    return try LayerText.convert(text, typeName: typeName(), decode: decode)
+                } catch {
+                    report(.layerValueUnreadable(key: key, source: candidate.source, reason: error.reason))
+                }
+            } else {
+                do {
+                    return try decode(candidate.value)
+                } catch {
+                    report(Self.failure(candidate, key: key, typeName: typeName()))
+                }
             }
-        }
-        if let user {
-            if let value = try? decode(user) { return (value, .user) }
-            report?(.decodingFailed(key: key, expected: typeName(), found: "\(user.typeName) \(user)"))
-        }
-        for candidate in entry.lower {
-            if let value = Self.convert(candidate, key: key, typeName: typeName(), report: report, decode: decode) {
-                return (value, candidate.source)
-            }
-        }
-        if let registered {
-            if let value = try? decode(registered) { return (value, .registered) }
-            report?(.decodingFailed(key: key, expected: typeName(), found: "\(registered.typeName) \(registered)"))
         }
         return nil
     }
 
-    private static func convert<Value>(
-        _ candidate: LayerTable.Candidate, key: String, typeName: @autoclosure () -> String,
-        report: ((StoreEvent) -> Void)?, decode: (StoredValue) throws -> Value
-    ) -> Value? {
-        if candidate.isText, case .string(let text) = candidate.value {
-            do {
-                return try LayerText.convert(text, typeName: typeName(), decode: decode)
-            } catch {
-                report?(.layerValueUnreadable(key: key, source: candidate.source, reason: error.reason))
-                return nil
-            }
+    /// The report for a value that did not decode: the user's and registered values as before layers.
+    private static func failure(_ candidate: LayerTable.Candidate, key: String, typeName: String) -> StoreEvent {
+        let found = "\(candidate.value.typeName) \(candidate.value)"
+        switch candidate.source {
+        case .user, .registered: return .decodingFailed(key: key, expected: typeName, found: found)
+        default: return .layerValueUnreadable(key: key, source: candidate.source, reason: "it holds \(found), not \(typeName)")
         }
-        if let value = try? decode(candidate.value) { return value }
-        report?(
-            .layerValueUnreadable(
-                key: key, source: candidate.source,
-                reason: "it holds \(candidate.value.typeName) \(candidate.value), not \(typeName())"))
-        return nil
     }
 }

@@ -51,14 +51,14 @@ extension PreferenceStore {
         }
     }
 
-    /// A typed read through the layers, reporting each layer that does not convert.
-    func layeredRead<Value>(_ key: String, typeName: @autoclosure () -> String, decode: (StoredValue) throws -> Value)
-        -> (value: Value, source: ValueSource)?
-    {
+    /// `key` as every layer holds it, for a typed read (``LayeredAccess``).
+    func layeredValue(forKey key: String) -> LayeredValue {
         let (layered, events) = state.withLock { state in (state.layeredValue(forKey: key), state.takeLayerEvents()) }
         for event in events { report(event) }
-        return layered.resolve(typeName: typeName(), report: { self.report($0) }, key: key, decode: decode)
+        return layered
     }
+
+    func reportLayerEvent(_ event: StoreEvent) { report(event) }
 
     /// The read behind ``Stored`` when the cached value is stale, for a store with layers.
     func readThroughLayers<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
@@ -68,8 +68,8 @@ extension PreferenceStore {
         }
         for event in events { report(event) }
         let value =
-            layered.resolve(typeName: key.coder.typeName, report: { self.report($0) }, key: key.name, decode: key.coder.decode)?
-            .value ?? key.defaultValue
+            layered.resolve(typeName: key.coder.typeName, report: { self.report($0) }, key: key.name, decode: key.coder.decode)
+            ?? key.defaultValue
         cache.remember(value, at: generation)
         return value
     }
@@ -94,15 +94,18 @@ extension PreferenceStore {
 extension PreferenceStore.State {
     /// `key` as every layer holds it now.
     mutating func layeredValue(forKey key: String) -> LayeredValue {
+        // Most stores register nothing: an empty dictionary is not even hashed into.
         LayeredValue(
-            entry: layers?.entry(for: key) ?? LayerTable.Entry(), user: values[key], registered: registeredDefaults[key])
+            entry: layers?.entry(for: key) ?? LayerTable.Entry(), user: values[key],
+            registered: registeredDefaults.isEmpty ? nil : registeredDefaults[key])
     }
 
     /// Events the layer table noted under the lock (environment collisions), to report after it.
     mutating func takeLayerEvents() -> [StoreEvent] {
-        guard let layers, !layers.pendingEvents.isEmpty else { return [] }
-        defer { self.layers!.pendingEvents.removeAll() }
-        return layers.pendingEvents
+        // Tested in place: copying the table out would retain all of it on every read.
+        guard layers?.pendingEvents.isEmpty == false else { return [] }
+        defer { layers!.pendingEvents.removeAll() }
+        return layers!.pendingEvents
     }
 
     /// ``change(_:to:origin:slots:)`` under layers: the user's value changes; observers hear of it
