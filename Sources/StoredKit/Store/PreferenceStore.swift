@@ -22,6 +22,8 @@ import Synchronization
 /// - ``init(_:migrations:durability:whenNewer:)-(Backend,_,_,_)``
 /// - ``init(_:migrations:durability:whenNewer:)-(AnyBackend,_,_,_)``
 /// - ``init(fileAt:durability:migrations:corruption:whenNewer:)``
+/// - ``init(_:layers:migrations:durability:whenNewer:)-(Backend,_,_,_,_)``
+/// - ``init(_:layers:migrations:durability:whenNewer:)-(AnyBackend,_,_,_,_)``
 /// - ``inMemory(_:)``
 /// - ``standard``
 /// - ``backend``
@@ -34,6 +36,12 @@ import Synchronization
 /// - ``keys``
 /// - ``dictionaryRepresentation()``
 /// - ``register(defaults:)``
+///
+/// ### Layers
+/// - ``source(forKey:)``
+/// - ``isForced(forKey:)``
+/// - ``userValue(forKey:as:)``
+/// - ``readsLaunchArguments``
 ///
 /// ### Writing
 /// - ``removeAll()``
@@ -126,7 +134,7 @@ public final class PreferenceStore: Sendable {
 
     /// Opens a store over `backend` (the user's values, the only layer written) that reads each key
     /// through `layers` too: forced, arguments and environment above the user's values, defaults
-    /// below (see <doc:Layers>). Migrations see the user's values only. Layer files are read now
+    /// below (see <doc:LayersAndAdministrators>). Migrations see the user's values only. Layer files are read now
     /// and watched for changes; one that cannot be read is reported and reads as empty.
     ///
     /// ```swift

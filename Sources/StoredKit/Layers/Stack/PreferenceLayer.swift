@@ -1,6 +1,6 @@
 import Foundation
 
-/// One layer of a store's stack, given to ``PreferenceStore/init(_:layers:migrations:durability:whenNewer:)``.
+/// One layer of a store's stack, given to ``PreferenceStore/init(_:layers:migrations:durability:whenNewer:)-(Backend,_,_,_,_)``.
 /// Whatever the order of the list, a key resolves highest first: forced, arguments, environment,
 /// the store's own backend (the user's values), defaults layers in the order given, registered
 /// defaults, the key's default.
