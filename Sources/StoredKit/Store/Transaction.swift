@@ -104,7 +104,7 @@ extension Transaction: LayeredAccess {
     func layeredValue(forKey key: String) -> LayeredValue {
         let user = staged[key] ?? base[key]
         return LayeredValue(
-            entry: layers?.computeEntry(key) ?? LayerTable.Entry(), user: user, registered: store.registeredDefault(forKey: key))
+            entry: layers?.computeEntry(key) ?? .empty, user: user, registered: store.registeredDefault(forKey: key))
     }
 
     func reportLayerEvent(_ event: StoreEvent) { store.report(event) }

@@ -44,10 +44,31 @@ struct LayerTable: Sendable {
         }
     }
 
-    /// What the layers above and below the user's values hold for one key, highest first.
-    struct Entry: Sendable, Equatable {
-        var upper: [Candidate] = []
-        var lower: [Candidate] = []
+    /// What the layers above and below the user's values hold for one key, highest first. A class,
+    /// so a read takes it out of the table with one retain, and with the first value of each side
+    /// at hand: a read decodes that one and looks no further unless it does not convert.
+    final class Entry: Sendable, Equatable {
+        let upper: [Candidate]
+        let lower: [Candidate]
+        /// `upper.first`'s value when it is not text, so the common read copies no candidate.
+        let firstUpperValue: StoredValue?
+        let hasUpper: Bool
+        /// `lower.first`'s value when it is not text.
+        let firstLowerValue: StoredValue?
+        let hasLower: Bool
+
+        init(upper: [Candidate] = [], lower: [Candidate] = []) {
+            self.upper = upper
+            self.lower = lower
+            hasUpper = !upper.isEmpty
+            hasLower = !lower.isEmpty
+            firstUpperValue = upper.first.flatMap { $0.isText ? nil : $0.value }
+            firstLowerValue = lower.first.flatMap { $0.isText ? nil : $0.value }
+        }
+
+        static let empty = Entry()
+
+        static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.upper == rhs.upper && lhs.lower == rhs.lower }
     }
 
     private(set) var layers: [Layer]
@@ -77,14 +98,15 @@ struct LayerTable: Sendable {
 
     /// What every layer holds for `key`, without remembering it (for a transaction's copy).
     func computeEntry(_ key: String) -> Entry {
-        var entry = Entry()
+        var upper: [Candidate] = []
+        var lower: [Candidate] = []
         for layer in layers {
             let name = layer.name(forKey: key)
             guard let value = layer.values[name] else { continue }
             let candidate = Candidate(source: layer.source(name: name), value: value, isText: layer.isText)
-            if layer.layer.rank < 3 { entry.upper.append(candidate) } else { entry.lower.append(candidate) }
+            if layer.layer.rank < 3 { upper.append(candidate) } else { lower.append(candidate) }
         }
-        return entry
+        return upper.isEmpty && lower.isEmpty ? .empty : Entry(upper: upper, lower: lower)
     }
 
     /// ``computeEntry(_:)``, remembered until a layer changes; notes environment variables two keys share.
@@ -182,6 +204,13 @@ struct LayeredValue: Sendable, Equatable {
         key: String,
         decode: (StoredValue) throws -> Value
     ) -> Value? {
+        // The common case: the highest value is not text and decodes. Anything else takes the loop,
+        // which tries that value again (and reports it) before going on.
+        if let first = entry.hasUpper ? entry.firstUpperValue : (user ?? (entry.hasLower ? entry.firstLowerValue : nil)),
+            let value = try? decode(first)
+        {
+            return value
+        }
         for position in 0..<count {
             let candidate = candidate(at: position)
             if candidate.isText, case .string(let text) = candidate.value {

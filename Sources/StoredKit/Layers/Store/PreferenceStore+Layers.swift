@@ -96,7 +96,7 @@ extension PreferenceStore.State {
     mutating func layeredValue(forKey key: String) -> LayeredValue {
         // Most stores register nothing: an empty dictionary is not even hashed into.
         LayeredValue(
-            entry: layers?.entry(for: key) ?? LayerTable.Entry(), user: values[key],
+            entry: layers?.entry(for: key) ?? .empty, user: values[key],
             registered: registeredDefaults.isEmpty ? nil : registeredDefaults[key])
     }
 
