@@ -63,14 +63,14 @@ extension PreferenceAccess {
     /// ```
     public func value<Value: Codable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
         guard let storable = Value.self as? any Storable.Type else { return read(key, coder: .codable()) }
-        if let layered = layeredAccess {
-            return layered.layeredRead(key, typeName: String(describing: Value.self)) { stored in
-                guard let value = try storable.init(storedValue: stored) as? Value else {
-                    throw StoreError.unrepresentable(key: key, reason: "")
-                }
-                return value
+        var layered: Value?
+        let isLayered = readThroughLayers(key, typeName: String(describing: Value.self), into: &layered) { stored in
+            guard let value = try storable.init(storedValue: stored) as? Value else {
+                throw StoreError.unrepresentable(key: key, reason: "")
             }
+            return value
         }
+        if isLayered { return layered }
         // Storable values convert directly, without building a coder (as in `set`).
         guard let stored = storedValue(forKey: key) else { return nil }
         if let value = (try? storable.init(storedValue: stored)) as? Value { return value }
@@ -156,7 +156,8 @@ extension PreferenceAccess {
     }
 
     func read<Value>(_ key: String, coder: StoredCoder<Value>) -> Value? {
-        if let layered = layeredAccess { return layered.layeredRead(key, typeName: coder.typeName, decode: coder.decode) }
+        var layered: Value?
+        if readThroughLayers(key, typeName: coder.typeName, into: &layered, decode: coder.decode) { return layered }
         guard let stored = storedValue(forKey: key) else { return nil }
         do {
             return try coder.decode(stored)
@@ -168,32 +169,26 @@ extension PreferenceAccess {
 }
 
 extension PreferenceAccess {
-    /// This access as a store or transaction with layers, whose typed reads resolve through them.
-    var layeredAccess: (any LayeredAccess)? {
-        if let store = self as? PreferenceStore { return store.hasLayers ? store : nil }
-        if let transaction = self as? Transaction { return transaction.hasLayers ? transaction : nil }
-        return nil
+    /// When this access is a store or transaction with layers, reads `key` through them into
+    /// `result` and returns `true`. Concrete casts and an `inout` result, no existential or nested
+    /// optional: this runs on every typed read, with layers or not.
+    func readThroughLayers<Value>(
+        _ key: String, typeName: @autoclosure () -> String, into result: inout Value?,
+        decode: (StoredValue) throws -> Value
+    ) -> Bool {
+        if let store = self as? PreferenceStore {
+            guard store.hasLayers else { return false }
+            result = store.layeredValue(forKey: key).resolve(typeName: typeName(), reporter: store, key: key, decode: decode)
+            return true
+        }
+        if let transaction = self as? Transaction, transaction.hasLayers {
+            result = transaction.layeredValue(forKey: key).resolve(
+                typeName: typeName(), reporter: transaction.reporter, key: key, decode: decode)
+            return true
+        }
+        return false
     }
 }
-
-/// A ``PreferenceAccess`` whose typed reads go through layers: the first layer whose value converts wins.
-protocol LayeredAccess {
-    /// `key` as every layer holds it (registered defaults included), for one typed read.
-    func layeredValue(forKey key: String) -> LayeredValue
-    /// Reports a layer's value that did not convert.
-    func reportLayerEvent(_ event: StoreEvent)
-}
-
-extension LayeredAccess {
-    /// A typed read through the layers: the generic part is this loop and `decode` only.
-    func layeredRead<Value>(_ key: String, typeName: @autoclosure () -> String, decode: (StoredValue) throws -> Value)
-        -> Value?
-    {
-        layeredValue(forKey: key).resolve(typeName: typeName(), report: reportLayerEvent, key: key, decode: decode)
-    }
-}
-
-extension PreferenceStore: LayeredAccess {}
 
 /// How StoredKit's own ``PreferenceAccess`` types hear that a typed read or write failed: a store
 /// reports it on its diagnostics, a transaction or migration fails as a whole. Internal, so the

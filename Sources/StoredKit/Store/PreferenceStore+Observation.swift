@@ -71,7 +71,7 @@ extension PreferenceStore {
                 initial: { current, layered in
                     if let layered {
                         continuation.yield(
-                            layered.resolve(typeName: "", report: { _ in }, key: key.name, decode: key.coder.decode)
+                            layered.resolve(typeName: "", reporter: nil, key: key.name, decode: key.coder.decode)
                                 ?? key.defaultValue)
                     } else {
                         continuation.yield(current.flatMap { try? key.coder.decode($0) } ?? key.defaultValue)

@@ -60,7 +60,7 @@ extension PreferenceStore {
     func decodeOrDefault<Value>(_ stored: StoredValue?, layered: LayeredValue?, _ key: StoredKey<Value>) -> Value {
         guard let layered else { return decodeOrDefault(stored, key) }
         return layered.resolve(
-            typeName: key.coder.typeName, report: { self.report($0) }, key: key.name, decode: key.coder.decode)
+            typeName: key.coder.typeName, reporter: self, key: key.name, decode: key.coder.decode)
             ?? key.defaultValue
     }
 

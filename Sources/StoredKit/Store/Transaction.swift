@@ -97,8 +97,11 @@ extension Transaction: AccessFailureReporting {
     }
 }
 
-extension Transaction: LayeredAccess {
+extension Transaction {
     var hasLayers: Bool { layers != nil }
+
+    /// Where this transaction's reads report a layer value that did not convert.
+    var reporter: PreferenceStore { store }
 
     /// `key` as the layers held it when the transaction began, under this transaction's view of the user's values.
     func layeredValue(forKey key: String) -> LayeredValue {
@@ -106,6 +109,4 @@ extension Transaction: LayeredAccess {
         return LayeredValue(
             entry: layers?.computeEntry(key) ?? .empty, user: user, registered: store.registeredDefault(forKey: key))
     }
-
-    func reportLayerEvent(_ event: StoreEvent) { store.report(event) }
 }

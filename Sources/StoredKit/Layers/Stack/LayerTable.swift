@@ -197,10 +197,10 @@ struct LayeredValue: Sendable, Equatable {
     }
 
     /// The first value, highest first, that converts to `Value`. Each one that does not convert is
-    /// reported through `report` and the next one is read.
+    /// reported on `reporter` (a store, passed rather than captured: retaining a store costs) and the next one is read.
     func resolve<Value>(
         typeName: @autoclosure () -> String,
-        report: (StoreEvent) -> Void,
+        reporter: PreferenceStore?,
         key: String,
         decode: (StoredValue) throws -> Value
     ) -> Value? {
@@ -217,13 +217,13 @@ struct LayeredValue: Sendable, Equatable {
                 do {
                     return try LayerText.convert(text, typeName: typeName(), decode: decode)
                 } catch {
-                    report(.layerValueUnreadable(key: key, source: candidate.source, reason: error.reason))
+                    reporter?.report(.layerValueUnreadable(key: key, source: candidate.source, reason: error.reason))
                 }
             } else {
                 do {
                     return try decode(candidate.value)
                 } catch {
-                    report(Self.failure(candidate, key: key, typeName: typeName()))
+                    reporter?.report(Self.failure(candidate, key: key, typeName: typeName()))
                 }
             }
         }

@@ -51,14 +51,12 @@ extension PreferenceStore {
         }
     }
 
-    /// `key` as every layer holds it, for a typed read (``LayeredAccess``).
+    /// `key` as every layer holds it, for a typed read.
     func layeredValue(forKey key: String) -> LayeredValue {
         let (layered, events) = state.withLock { state in (state.layeredValue(forKey: key), state.takeLayerEvents()) }
         for event in events { report(event) }
         return layered
     }
-
-    func reportLayerEvent(_ event: StoreEvent) { report(event) }
 
     /// The read behind ``Stored`` when the cached value is stale, for a store with layers.
     func readThroughLayers<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
@@ -68,7 +66,7 @@ extension PreferenceStore {
         }
         for event in events { report(event) }
         let value =
-            layered.resolve(typeName: key.coder.typeName, report: { self.report($0) }, key: key.name, decode: key.coder.decode)
+            layered.resolve(typeName: key.coder.typeName, reporter: self, key: key.name, decode: key.coder.decode)
             ?? key.defaultValue
         cache.remember(value, at: generation)
         return value
