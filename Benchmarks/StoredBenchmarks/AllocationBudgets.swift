@@ -78,6 +78,14 @@ enum AllocationBudgets {
                     }
                 )
             },
+            Check(name: "layers.value-for-key", maximum: 0, basis: "a read through five layers allocates nothing") {
+                let store = try LayerScenarios.fiveLayerStore()
+                return (1_000, { for _ in 0..<1_000 { blackHole(store.value(forKey: "volume", as: Double.self)) } })
+            },
+            Check(name: "layers.value-for-key.no-layers", maximum: 0, basis: "the same read without layers") {
+                let store = LayerScenarios.plainStore()
+                return (1_000, { for _ in 0..<1_000 { blackHole(store.value(forKey: "volume", as: Double.self)) } })
+            },
         ]
     }
 

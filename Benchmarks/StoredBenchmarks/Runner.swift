@@ -67,6 +67,6 @@ enum Catalog {
     static var all: [Scenario] {
         HotReadScenarios.all + DecodeScenarios.all + EncodeScenarios.all + DeferredWriteScenarios.all + DurableWriteScenarios.all
             + BulkScenarios.all + OpenScenarios.all + FlushScenarios.all + ContentionScenarios.all
-            + NotificationScenarios.all + MemoryScenarios.all + PostgresScenarios.all
+            + NotificationScenarios.all + MemoryScenarios.all + PostgresScenarios.all + LayerScenarios.all
     }
 }

@@ -4,8 +4,9 @@ import Testing
 
 /// The checks every ``Backend`` must pass: values round-trip through a new instance, commits are
 /// all or nothing, exclusive access commits nothing when its body throws, other instances'
-/// writes reach a store (observed or not), corruption follows the policy, and the nesting limit
-/// holds. Run them from a Swift Testing test, one test case per check:
+/// writes reach a store (observed or not), corruption follows the policy, the nesting limit
+/// holds, and as the user's layer under forced, argument and defaults layers it holds the user's
+/// writes only. Run them from a Swift Testing test, one test case per check:
 ///
 /// ```swift
 /// import StoredKitConformance
@@ -100,9 +101,9 @@ public enum BackendConformance {
     /// Every check, in a stable order.
     ///
     /// ```swift
-    /// BackendConformance.checks.count  //=> 18
+    /// BackendConformance.checks.count  //=> 20
     /// ```
     public static let checks: [Check] =
         RoundTripChecks.all + CommitChecks.all + SharingChecks.all + CorruptionChecks.all + LimitChecks.all
-        + ConnectivityChecks.all
+        + ConnectivityChecks.all + LayerChecks.all
 }

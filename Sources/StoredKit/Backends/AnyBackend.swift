@@ -77,3 +77,20 @@ extension PreferenceStore {
         try self.init(backend.base, migrations: migrations, durability: durability, whenNewer: whenNewer)
     }
 }
+
+extension PreferenceStore {
+    /// Opens a store over a backend chosen at run time, reading each key through `layers` too.
+    ///
+    /// ```swift
+    /// let store = try PreferenceStore(.sqlite(at: userFile), layers: [.arguments(CommandLine.arguments)])
+    /// ```
+    public convenience init(
+        _ backend: AnyBackend,
+        layers: [PreferenceLayer],
+        migrations: [Migration] = [],
+        durability: Durability = .deferred,
+        whenNewer: NewerSchemaPolicy = .fail
+    ) throws {
+        try self.init(backend.base, layers: layers, migrations: migrations, durability: durability, whenNewer: whenNewer)
+    }
+}

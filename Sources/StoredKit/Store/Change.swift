@@ -44,6 +44,9 @@ public struct Change: Sendable, Equatable, CustomStringConvertible {
     /// change.origin  //=> .external
     /// ```
     public let origin: Origin
+    /// In a store with layers, the key as every layer held it before and after: a typed observer
+    /// resolves these, so text converts and a value that does not decode falls through.
+    var layered: (old: LayeredValue, new: LayeredValue)? = nil
 
     /// Creates a change record.
     ///
@@ -55,6 +58,15 @@ public struct Change: Sendable, Equatable, CustomStringConvertible {
         self.oldValue = oldValue
         self.newValue = newValue
         self.origin = origin
+    }
+
+    /// Equal when key, values and origin are: how the layers held it is not part of the change.
+    ///
+    /// ```swift
+    /// Change(key: "a", oldValue: nil, newValue: .int(1), origin: .local) == change  //=> true
+    /// ```
+    public static func == (lhs: Change, rhs: Change) -> Bool {
+        lhs.key == rhs.key && lhs.oldValue == rhs.oldValue && lhs.newValue == rhs.newValue && lhs.origin == rhs.origin
     }
 
     /// `key: old -> new (origin)`.

@@ -63,6 +63,14 @@ extension PreferenceAccess {
     /// ```
     public func value<Value: Codable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
         guard let storable = Value.self as? any Storable.Type else { return read(key, coder: .codable()) }
+        var layered: Value?
+        let isLayered = readThroughLayers(key, typeName: String(describing: Value.self), into: &layered) { stored in
+            guard let value = try storable.init(storedValue: stored) as? Value else {
+                throw StoreError.unrepresentable(key: key, reason: "")
+            }
+            return value
+        }
+        if isLayered { return layered }
         // Storable values convert directly, without building a coder (as in `set`).
         guard let stored = storedValue(forKey: key) else { return nil }
         if let value = (try? storable.init(storedValue: stored)) as? Value { return value }
@@ -148,6 +156,8 @@ extension PreferenceAccess {
     }
 
     func read<Value>(_ key: String, coder: StoredCoder<Value>) -> Value? {
+        var layered: Value?
+        if readThroughLayers(key, typeName: coder.typeName, into: &layered, decode: coder.decode) { return layered }
         guard let stored = storedValue(forKey: key) else { return nil }
         do {
             return try coder.decode(stored)
@@ -155,6 +165,28 @@ extension PreferenceAccess {
             reportDecodingFailure(forKey: key, expected: coder.typeName, found: stored)
             return nil
         }
+    }
+}
+
+extension PreferenceAccess {
+    /// When this access is a store or transaction with layers, reads `key` through them into
+    /// `result` and returns `true`. Concrete casts and an `inout` result, no existential or nested
+    /// optional: this runs on every typed read, with layers or not.
+    func readThroughLayers<Value>(
+        _ key: String, typeName: @autoclosure () -> String, into result: inout Value?,
+        decode: (StoredValue) throws -> Value
+    ) -> Bool {
+        if let store = self as? PreferenceStore {
+            guard store.hasLayers else { return false }
+            result = store.layeredValue(forKey: key).resolve(typeName: typeName(), reporter: store, key: key, decode: decode)
+            return true
+        }
+        if let transaction = self as? Transaction, transaction.hasLayers {
+            result = transaction.layeredValue(forKey: key).resolve(
+                typeName: typeName(), reporter: transaction.reporter, key: key, decode: decode)
+            return true
+        }
+        return false
     }
 }
 

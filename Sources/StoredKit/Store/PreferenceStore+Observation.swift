@@ -38,8 +38,8 @@ extension PreferenceStore {
             handler(
                 ValueChange(
                     key: change.key,
-                    oldValue: decodeOrDefault(change.oldValue, key),
-                    newValue: decodeOrDefault(change.newValue, key),
+                    oldValue: decodeOrDefault(change.oldValue, layered: change.layered?.old, key),
+                    newValue: decodeOrDefault(change.newValue, layered: change.layered?.new, key),
                     origin: change.origin
                 ))
         }
@@ -68,12 +68,18 @@ extension PreferenceStore {
             // reporting a decoding failure there would re-enter the lock, so it is left to later reads.
             let token = addObserver(
                 key: key.name,
-                initial: { current in
-                    continuation.yield(current.flatMap { try? key.coder.decode($0) } ?? key.defaultValue)
+                initial: { current, layered in
+                    if let layered {
+                        continuation.yield(
+                            layered.resolve(typeName: "", reporter: nil, key: key.name, decode: key.coder.decode)
+                                ?? key.defaultValue)
+                    } else {
+                        continuation.yield(current.flatMap { try? key.coder.decode($0) } ?? key.defaultValue)
+                    }
                 }
             ) { [weak self] change in
                 guard let self else { return }
-                continuation.yield(decodeOrDefault(change.newValue, key))
+                continuation.yield(decodeOrDefault(change.newValue, layered: change.layered?.new, key))
             }
             continuation.onTermination = { _ in token.cancel() }
         }
@@ -83,12 +89,18 @@ extension PreferenceStore {
     /// change can slip between the current value and the first change.
     func addObserver(
         key: String?,
-        initial: ((StoredValue?) -> Void)? = nil,
+        initial: ((StoredValue?, LayeredValue?) -> Void)? = nil,
         _ callback: @escaping ObserverTable.Callback
     ) -> ObservationToken {
         let id = state.withLock { state in
             let id = state.observers.add(key: key, callback)
-            if let key, let initial { initial(state.values[key] ?? state.registeredDefaults[key]) }
+            if let key, let initial {
+                if state.layers != nil {
+                    initial(nil, state.layeredValue(forKey: key))
+                } else {
+                    initial(state.values[key] ?? state.registeredDefaults[key], nil)
+                }
+            }
             return id
         }
         return ObservationToken { [weak self] in self?.removeObserver(id: id, key: key) }

@@ -8,12 +8,17 @@ extension PreferenceStore {
     /// ```swift
     /// store.storedValue(forKey: "volume")  //=> .double(0.5)
     /// ```
+    /// In a store with layers, the highest layer's value (text from arguments and the environment as `.string`).
     public func storedValue(forKey key: String) -> StoredValue? {
-        state.withLock { $0.values[key] ?? $0.registeredDefaults[key] }
+        state.withLock { state in
+            guard state.layers != nil else { return state.values[key] ?? state.registeredDefaults[key] }
+            let layered = state.layeredValue(forKey: key)
+            return layered.top?.value ?? layered.registered
+        }
     }
 
     /// Whether `key` has a value of its own. Registered defaults are not persisted, so they do
-    /// not count: this answers "has the user chosen yet?".
+    /// not count: this answers "has the user chosen yet?" (other layers do not count either).
     ///
     /// ```swift
     /// store.register(defaults: ["volume": 0.5])
@@ -26,6 +31,7 @@ extension PreferenceStore {
     /// The read behind ``Stored`` when the cached value is stale: one locked lookup and one decode.
     @usableFromInline
     func read<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
+        if hasLayers { return readThroughLayers(key, cache: cache) }
         let slot = cache.slot
         let (stored, generation) = state.withLock { state in
             (state.values[key.name] ?? state.registeredDefaults[key.name], slot.generation)
@@ -48,6 +54,14 @@ extension PreferenceStore {
             return cache.currentValue ?? read(key, cache: cache)
         }
         set { write(newValue, forKey: key.name, coder: key.coder) }
+    }
+
+    /// ``decodeOrDefault(_:_:)``, or in a store with layers the first layer's value that decodes.
+    func decodeOrDefault<Value>(_ stored: StoredValue?, layered: LayeredValue?, _ key: StoredKey<Value>) -> Value {
+        guard let layered else { return decodeOrDefault(stored, key) }
+        return layered.resolve(
+            typeName: key.coder.typeName, reporter: self, key: key.name, decode: key.coder.decode)
+            ?? key.defaultValue
     }
 
     /// Decodes a stored value as `key`'s type; a value that does not decode reads as the default

@@ -9,8 +9,10 @@ extension PreferenceStore {
     ///
     /// By default it is the plist file Foundation's `UserDefaults.standard` uses on Linux
     /// (`$XDG_CONFIG_HOME/<executable name>.plist`), so an app that switches from UserDefaults
-    /// keeps its data. If that file cannot be opened, the standard store lives in memory and the
-    /// reason is in its ``recentEvents``.
+    /// keeps its data. Like UserDefaults it also reads launch arguments (`-volume 0.3`; switch them
+    /// off with ``readsLaunchArguments``), system-wide defaults and an administrator's forced file:
+    /// see ``PreferenceLayer/standard(suite:root:arguments:environment:)``. If that file cannot be
+    /// opened, the standard store lives in memory and the reason is in its ``recentEvents``.
     ///
     /// Replace it at start-up, before the first `@Stored` property is created:
     ///
@@ -35,7 +37,9 @@ extension PreferenceStore {
 
     private static func makeDefaultStandard() -> PreferenceStore {
         do {
-            return try PreferenceStore(.plist(suite: PlistBackend.defaultSuiteName()))
+            let suite = PlistBackend.defaultSuiteName()
+            let layers = PreferenceLayer.standard(suite: suite, arguments: readsLaunchArguments ? CommandLine.arguments : nil)
+            return try PreferenceStore(.plist(suite: suite), layers: layers)
         } catch {
             let fallback = inMemory()
             fallback.report(.commitFailed(StoreError(error, path: PlistBackend.defaultSuiteName(), operation: "open")))

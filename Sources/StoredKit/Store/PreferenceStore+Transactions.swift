@@ -54,7 +54,7 @@ extension PreferenceStore {
         defer { if needsFlush { try? flush() } }  // a failure is reported by flush; the writes stay pending
         let result = try withBackendLock {
             let (outcome, fresh, staged) = try backend.withExclusiveAccess { fresh in
-                let transaction = Transaction(base: fresh.values, store: self)
+                let transaction = Transaction(base: fresh.values, store: self, layers: state.withLock { $0.layers })
                 defer { transaction.close() }
                 let outcome = try ExclusiveSection.enter(self, with: transaction, needsFlush: &needsFlush) {
                     try body(transaction)

@@ -8,6 +8,7 @@ extension PreferenceStore {
     /// `facts` are what the encoder saw of `newValue`, if it made it.
     func apply(_ newValue: StoredValue?, forKey key: String, facts: EncodingFacts = .unknown) {
         if refuseIfReadOnly(newValue, forKey: key) || !admitLocalWrite(newValue, forKey: key, facts: facts) { return }
+        if hasLayers, !admitLayeredWrite(forKey: key) { return }
         applyLocally { state, slots in
             guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return false }
             state.pending[key] = .some(newValue)
@@ -27,9 +28,17 @@ extension PreferenceStore {
             if !keys.isEmpty { report(.commitFailed(.readOnly(path: backend.location))) }
             return
         }
+        var refused: [StoreEvent] = []
+        defer { for event in refused { report(event) } }
         applyLocally { state, slots in
             var changed = false
-            for key in Array(state.values.keys) where state.change(key, to: nil, origin: .local, slots: &slots) {
+            for key in Array(state.values.keys) {
+                // A forced key keeps the user's value: any write of it is refused.
+                if let forced = state.layers?.entry(for: key).upper.first(where: \.isForced) {
+                    refused.append(.forcedWriteRefused(key: key, source: forced.source))
+                    continue
+                }
+                guard state.change(key, to: nil, origin: .local, slots: &slots) else { continue }
                 state.pending[key] = .some(nil)
                 changed = true
             }

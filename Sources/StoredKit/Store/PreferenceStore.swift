@@ -22,6 +22,8 @@ import Synchronization
 /// - ``init(_:migrations:durability:whenNewer:)-(Backend,_,_,_)``
 /// - ``init(_:migrations:durability:whenNewer:)-(AnyBackend,_,_,_)``
 /// - ``init(fileAt:durability:migrations:corruption:whenNewer:)``
+/// - ``init(_:layers:migrations:durability:whenNewer:)-(Backend,_,_,_,_)``
+/// - ``init(_:layers:migrations:durability:whenNewer:)-(AnyBackend,_,_,_,_)``
 /// - ``inMemory(_:)``
 /// - ``standard``
 /// - ``backend``
@@ -34,6 +36,12 @@ import Synchronization
 /// - ``keys``
 /// - ``dictionaryRepresentation()``
 /// - ``register(defaults:)``
+///
+/// ### Layers
+/// - ``source(forKey:)``
+/// - ``isForced(forKey:)``
+/// - ``userValue(forKey:as:)``
+/// - ``readsLaunchArguments``
 ///
 /// ### Writing
 /// - ``removeAll()``
@@ -75,6 +83,8 @@ public final class PreferenceStore: Sendable {
     public let isReadOnly: Bool
     /// `backend` as a ``DateValidatingBackend``, asked once here rather than on every write.
     let dateValidatingBackend: (any DateValidatingBackend)?
+    /// Whether the store was opened with layers: without them every read takes the one-layer path.
+    let hasLayers: Bool
 
     struct State {
         var values: [String: StoredValue]
@@ -93,12 +103,18 @@ public final class PreferenceStore: Sendable {
         var isDelivering = false
         var recentEvents: [StoreEvent] = []
         var eventListeners: [Int: @Sendable (StoreEvent) -> Void] = [:]
+        /// The layers other than the backend; `nil` for a store without layers.
+        var layers: LayerTable? = nil
+        var layerWatchers: [DirectoryWatcher] = []
     }
 
     let state: Mutex<State>
     /// Serialises every conversation with the backend (commit, reload, exclusive access), so a
     /// reload can never land between a commit and the merge of its result.
     let backendLock = Mutex<Void>(())
+
+    /// Serialises layer reloads, so an older read of a layer file never lands after a newer one.
+    let layerReloadLock = Mutex<Void>(())
 
     /// How long deferred writes wait to be committed together.
     static let flushDelay: DispatchTimeInterval = .milliseconds(50)
@@ -112,8 +128,31 @@ public final class PreferenceStore: Sendable {
     /// let fast = try PreferenceStore(.sqlite(at: url), durability: .immediate)
     /// let safe = try PreferenceStore(.sqlite(at: url), migrations: migrations, whenNewer: .openReadOnly)
     /// ```
+    public convenience init(
+        _ backend: some Backend,
+        migrations: [Migration] = [],
+        durability: Durability = .deferred,
+        whenNewer: NewerSchemaPolicy = .fail
+    ) throws {
+        try self.init(backend, layers: [], migrations: migrations, durability: durability, whenNewer: whenNewer)
+    }
+
+    /// Opens a store over `backend` (the user's values, the only layer written) that reads each key
+    /// through `layers` too: forced, arguments and environment above the user's values, defaults
+    /// below (see <doc:LayersAndAdministrators>). Migrations see the user's values only. Layer files are read now
+    /// and watched for changes; one that cannot be read is reported and reads as empty.
+    ///
+    /// ```swift
+    /// let store = try PreferenceStore(.sqlite(at: userFile), layers: [
+    ///     .forced(.plist(at: URL(filePath: "/etc/xdg/myapp/forced.plist"))),
+    ///     .arguments(CommandLine.arguments),
+    ///     .environment(prefix: "MYAPP_"),
+    ///     .defaults(.plist(at: URL(filePath: "/etc/xdg/myapp/defaults.plist"))),
+    /// ])
+    /// ```
     public init(
         _ backend: some Backend,
+        layers: [PreferenceLayer],
         migrations: [Migration] = [],
         durability: Durability = .deferred,
         whenNewer: NewerSchemaPolicy = .fail
@@ -125,10 +164,13 @@ public final class PreferenceStore: Sendable {
         dateValidatingBackend = self.backend as? any DateValidatingBackend
         self.durability = durability
         isReadOnly = opened.isReadOnly
-        state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
-        for event in snapshot.events { report(event) }
+        let (table, layerEvents) = LayerTable.load(layers)
+        hasLayers = table != nil
+        state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion, layers: table))
+        for event in snapshot.events + layerEvents { report(event) }
         StoreRegistry.shared.add(self)
         watchBackend()
+        watchLayers()
     }
 
     /// A fresh store that lives only in memory: for tests and previews.
@@ -146,6 +188,7 @@ public final class PreferenceStore: Sendable {
         dateValidatingBackend = nil
         durability = .deferred
         isReadOnly = false
+        hasLayers = false
         let snapshot = (try? backend.load()) ?? BackendSnapshot()
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
         StoreRegistry.shared.add(self)
@@ -171,15 +214,28 @@ public final class PreferenceStore: Sendable {
     /// ```swift
     /// store.keys  //=> ["launchCount", "volume"]
     /// ```
-    public var keys: [String] { state.withLock { $0.values.keys.sorted() } }
+    public var keys: [String] {
+        state.withLock { state in
+            guard let layers = state.layers else { return state.values.keys.sorted() }
+            return layers.keys.union(state.values.keys).sorted()
+        }
+    }
 
-    /// Every stored key and value, as one dictionary.
+    /// Every stored key and value, as one dictionary; in a store with layers, each key's value from
+    /// its highest layer (text from arguments and the environment as `.string`).
     ///
     /// ```swift
     /// store.dictionaryRepresentation()  //=> ["volume": .double(0.5)]
     /// ```
     public func dictionaryRepresentation() -> [String: StoredValue] {
-        state.withLock { $0.values }
+        state.withLock { state in
+            guard state.layers != nil else { return state.values }
+            var values: [String: StoredValue] = [:]
+            for key in state.layers!.keys.union(state.values.keys) {
+                values[key] = state.layeredValue(forKey: key).top?.value
+            }
+            return values
+        }
     }
 
     /// Values read when a key has no stored value (and the caller gave no default of its own).
@@ -216,6 +272,10 @@ extension PreferenceStore.State {
     mutating func change(_ key: String, to newValue: StoredValue?, origin: Change.Origin, slots: inout [KeySlot]) -> Bool {
         let oldValue = values[key]
         guard oldValue != newValue else { return false }
+        if layers != nil {
+            changeUnderLayers(key, to: newValue, origin: origin, slots: &slots)
+            return true
+        }
         values[key] = newValue
         if let slot = self.slots[key] {
             slot.advance()

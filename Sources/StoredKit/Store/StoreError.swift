@@ -44,6 +44,13 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case keyExists(key: String)
     /// The store was opened read-only and a write was attempted.
     case readOnly(path: String)
+    /// A transaction or `update` wrote `key`, which an administrator forced (`source`); nothing
+    /// was written. Read ``PreferenceStore/isForced(forKey:)`` first and leave the key alone.
+    ///
+    /// ```swift
+    /// try store.update(.volume) { $0 = 0.9 }  // throws StoreError.forced(key: "volume", source: .forced(location: "/etc/xdg/app/forced.plist"))
+    /// ```
+    case forced(key: String, source: ValueSource)
     /// Something other than a regular file (a symbolic link, a FIFO, a directory) is where
     /// StoredKit keeps a file of its own, such as the lock file `<store>.lock`. It is never
     /// followed or opened; removing it lets StoredKit create the file again.
@@ -156,6 +163,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Key '\(key)' already exists. Remove it first or pass overwrite: true."
         case .readOnly(let path):
             "'\(path)' is open read-only; nothing was written."
+        case .forced(let key, let source):
+            "Key '\(key)' is \(source); the write was refused and nothing was written. Leave forced keys alone "
+                + "(check isForced(forKey:)), or ask the administrator to change the forced value."
         case .notRegularFile(let path, let found):
             "'\(path)' is \(found), not a regular file; StoredKit neither follows nor opens it, and wrote nothing. "
                 + "Remove '\(path)' (StoredKit creates it again) and retry."

@@ -33,6 +33,28 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     /// A message the database server sent (a PostgreSQL notice or warning), passed on rather than
     /// printed to standard error.
     case serverNotice(server: String, message: String)
+    /// A `set`, `removeValue` or `reset` of `key` was refused because an administrator forced it
+    /// (`source`); nothing changed.
+    case forcedWriteRefused(key: String, source: ValueSource)
+    /// `key` was written to the user's values, but a higher layer (`source`, such as a launch argument)
+    /// still decides what it reads. Reported once per key.
+    case writeOverridden(key: String, source: ValueSource)
+    /// An administrator's forced layer now holds `key` (`source`): a UI should disable its control.
+    case becameForced(key: String, source: ValueSource)
+    /// `key` is no longer forced: its control can be enabled again.
+    case becameUnforced(key: String)
+    /// A layer's value of `key` (from `source`) did not convert to the type it was read as; the read
+    /// went on to the next layer.
+    case layerValueUnreadable(key: String, source: ValueSource, reason: String)
+    /// A layer's file could not be read or parsed. At open the layer reads as empty; later its last
+    /// good contents stay (`keptLastGood`) until the file is fixed.
+    case layerFileUnreadable(path: String, reason: String, keptLastGood: Bool)
+    /// Two keys read from an environment layer share one `variable` (`sidebar.order` and `sidebar_order`);
+    /// both read it.
+    case environmentCollision(variable: String, keys: [String])
+    /// A forced file can be written by the user running the app (it is theirs, or writable by anyone),
+    /// so its values are the user's, not an administrator's.
+    case forcedFileWritable(path: String)
 
     /// A one-line explanation naming the key or file.
     ///
@@ -65,6 +87,25 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
             "The connection to \(server) is back; caught up with changes made meanwhile."
         case .serverNotice(let server, let message):
             "\(server) says: \(message)"
+        case .forcedWriteRefused(let key, let source):
+            "Write of '\(key)' refused: it is \(source); nothing changed."
+        case .writeOverridden(let key, let source):
+            "Key '\(key)' was stored, but \(source) still decides what it reads."
+        case .becameForced(let key, let source):
+            "Key '\(key)' is now \(source); writes of it are refused."
+        case .becameUnforced(let key):
+            "Key '\(key)' is no longer forced; it can be changed again."
+        case .layerValueUnreadable(let key, let source, let reason):
+            "Key '\(key)' from \(source) was skipped: \(reason); the next layer was read."
+        case .layerFileUnreadable(let path, let reason, let keptLastGood):
+            "Layer file '\(path)' could not be read (\(reason)); "
+                + (keptLastGood ? "its last good contents stay until it is fixed." : "it reads as empty until it is fixed.")
+        case .environmentCollision(let variable, let keys):
+            "Keys \(keys.map { "'\($0)'" }.joined(separator: " and ")) both read the environment variable \(variable); "
+                + "rename one of the keys."
+        case .forcedFileWritable(let path):
+            "Forced file '\(path)' can be written by this user, so its values are not an administrator's; "
+                + "make it owned by root and not writable by others."
         }
     }
 }

@@ -26,10 +26,14 @@ public final class Transaction: PreferenceAccess {
     /// False once the body returned or threw: later writes are refused.
     private(set) var isOpen = true
 
-    init(base: [String: StoredValue], store: PreferenceStore) {
+    /// The store's other layers when the transaction began (`nil` without layers).
+    private let layers: LayerTable?
+
+    init(base: [String: StoredValue], store: PreferenceStore, layers: LayerTable? = nil) {
         self.base = base
         self.parent = nil
         self.store = store
+        self.layers = layers
     }
 
     /// A savepoint inside `parent`: it reads through `parent` and hands its writes to it on success.
@@ -37,6 +41,7 @@ public final class Transaction: PreferenceAccess {
         self.base = [:]
         self.parent = parent
         self.store = store
+        self.layers = parent.layers
     }
 
     /// Ends the transaction: from now on a write is a reported no-op.
@@ -57,7 +62,7 @@ public final class Transaction: PreferenceAccess {
         for (key, value) in staged {
             if value == nil { keys.remove(key) } else { keys.insert(key) }
         }
-        return keys.sorted()
+        return keys.union(layers?.keys ?? []).sorted()
     }
 
     /// The value as this transaction sees it.
@@ -66,9 +71,18 @@ public final class Transaction: PreferenceAccess {
     /// tx.storedValue(forKey: "a")  //=> .int(1)
     /// ```
     public func storedValue(forKey key: String) -> StoredValue? {
+        if layers != nil {
+            let layered = layeredValue(forKey: key)
+            return layered.top?.value ?? layered.registered
+        }
+        return userStoredValue(forKey: key) ?? store?.registeredDefault(forKey: key)
+    }
+
+    /// The user's own value of `key` as this transaction sees it: its writes, then its parent's, then the base.
+    private func userStoredValue(forKey key: String) -> StoredValue? {
         if let staged = staged[key] { return staged }
-        if let parent { return parent.storedValue(forKey: key) }
-        return base[key] ?? store?.registeredDefault(forKey: key)
+        if let parent { return parent.userStoredValue(forKey: key) }
+        return base[key]
     }
 
     /// Whether `key` has a value of its own as this transaction sees it (registered defaults do not count).
@@ -91,6 +105,10 @@ public final class Transaction: PreferenceAccess {
     public func setStoredValue(_ value: StoredValue?, forKey key: String) {
         guard isOpen, let store else {
             store?.report(.encodingFailed(key: key, reason: Self.endedReason))
+            return
+        }
+        if let forced = layers?.computeEntry(key).upper.first(where: \.isForced) {
+            if failure == nil { failure = .forced(key: key, source: forced.source) }
             return
         }
         if let value {
@@ -123,5 +141,19 @@ extension Transaction: AccessFailureReporting {
     /// Reports the failure on the store's diagnostics.
     func decodingFailed(forKey key: String, expected: String, found: StoredValue) {
         store?.decodingFailed(forKey: key, expected: expected, found: found)
+    }
+}
+
+extension Transaction {
+    var hasLayers: Bool { layers != nil }
+
+    /// Where this transaction's reads report a layer value that did not convert.
+    var reporter: PreferenceStore? { store }
+
+    /// `key` as the layers held it when the transaction began, under this transaction's view of the user's values.
+    func layeredValue(forKey key: String) -> LayeredValue {
+        LayeredValue(
+            entry: layers?.computeEntry(key) ?? .empty, user: userStoredValue(forKey: key),
+            registered: store?.registeredDefault(forKey: key))
     }
 }

@@ -208,4 +208,39 @@ package enum FileSystem {
         default: "not a regular file"
         }
     }
+
+    /// Whether the file at `path` belongs to the (non-root) user running this process or can be
+    /// written by its group or anyone: then its values are not an administrator's alone.
+    static func isWritableByOthersOrOwned(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let uid = getuid()
+        return (uid != 0 && status.st_uid == uid) || status.st_mode & (S_IWGRP | S_IWOTH) != 0
+    }
+
+    /// `path` with every symbolic link resolved, or `path` itself when it cannot be resolved.
+    static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The directories and names to watch to see every change of the file at `path`: its own name;
+    /// when it is a symbolic link to a relative path, that path's first component too (a mounted
+    /// ConfigMap's `name -> ..data/name` changes by renaming `..data`); and the name of the file it
+    /// finally resolves to, in that file's directory (an in-place edit of the target).
+    static func namesToWatch(for path: String) -> [String: Set<String>] {
+        let (directory, name) = (SystemCall.directory(of: path), SystemCall.fileName(of: path))
+        var names: [String: Set<String>] = [directory: [name]]
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path), !target.hasPrefix("/"),
+            let first = target.split(separator: "/").first
+        {
+            names[directory, default: []].insert(String(first))
+        }
+        let resolved = resolvedPath(path)
+        if resolved != path {
+            names[SystemCall.directory(of: resolved), default: []].insert(SystemCall.fileName(of: resolved))
+        }
+        return names
+    }
 }

@@ -1,0 +1,132 @@
+// What a store with layers answers about where a key's value comes from, and the layered read path
+// behind every typed read (`@Stored`, subscripts, `value(forKey:as:)`, observers, transactions).
+extension PreferenceStore {
+    /// Where `key`'s value comes from now: the highest layer that has it, ``ValueSource/registered``
+    /// or ``ValueSource/keyDefault``. Text from arguments and the environment counts as long as it is
+    /// there; a typed read that cannot convert it goes on to the next layer (and reports it).
+    ///
+    /// ```swift
+    /// store.source(forKey: "volume")  //=> .environment(variable: "MYAPP_VOLUME")
+    /// ```
+    public func source(forKey key: String) -> ValueSource {
+        state.withLock { state in
+            let layered = state.layeredValue(forKey: key)
+            if let top = layered.top { return top.source }
+            return layered.registered == nil ? .keyDefault : .registered
+        }
+    }
+
+    /// Whether an administrator forced `key`, like UserDefaults' `objectIsForced(forKey:)`: a UI
+    /// should disable its control, since writes of it are refused.
+    ///
+    /// ```swift
+    /// store.isForced(forKey: "volume")  //=> true
+    /// ```
+    public func isForced(forKey key: String) -> Bool {
+        forcedSource(forKey: key) != nil
+    }
+
+    /// The user's own value of `key` (the store's backend), also while a higher layer hides it;
+    /// `nil` when the user has none or it does not decode as `Value` (reported).
+    ///
+    /// ```swift
+    /// store.userValue(forKey: "volume", as: Double.self)  //=> 0.8, while the administrator forces 0.3
+    /// ```
+    public func userValue<Value: Codable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
+        guard let stored = state.withLock({ $0.values[key] }) else { return nil }
+        let coder = StoredCoder<Value>.codable()
+        do {
+            return try coder.decode(stored)
+        } catch {
+            decodingFailed(forKey: key, expected: coder.typeName, found: stored)
+            return nil
+        }
+    }
+
+    /// The forced layer's source when `key` is forced.
+    func forcedSource(forKey key: String) -> ValueSource? {
+        guard hasLayers else { return nil }
+        return state.withLock { state in
+            state.layers?.entry(for: key).upper.first(where: \.isForced)?.source
+        }
+    }
+
+    /// `key` as every layer holds it, for a typed read.
+    func layeredValue(forKey key: String) -> LayeredValue {
+        let (layered, events) = state.withLock { state in (state.layeredValue(forKey: key), state.takeLayerEvents()) }
+        for event in events { report(event) }
+        return layered
+    }
+
+    /// The read behind ``Stored`` when the cached value is stale, for a store with layers.
+    func readThroughLayers<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
+        let slot = cache.slot
+        let (layered, generation, events) = state.withLock { state in
+            (state.layeredValue(forKey: key.name), slot.generation, state.takeLayerEvents())
+        }
+        for event in events { report(event) }
+        let value =
+            layered.resolve(typeName: key.coder.typeName, reporter: self, key: key.name, decode: key.coder.decode)
+            ?? key.defaultValue
+        cache.remember(value, at: generation)
+        return value
+    }
+
+    /// Refuses a write of a forced key (reported) and reports, once per key, a write that a higher
+    /// layer hides. Returns whether the write may go on.
+    func admitLayeredWrite(forKey key: String) -> Bool {
+        let (upper, firstReport) = state.withLock { state -> (LayerTable.Candidate?, Bool) in
+            guard let upper = state.layers?.entry(for: key).upper.first else { return (nil, false) }
+            return (upper, upper.isForced ? true : state.layers!.reportedOverrides.insert(key).inserted)
+        }
+        guard let upper else { return true }
+        if upper.isForced {
+            report(.forcedWriteRefused(key: key, source: upper.source))
+            return false
+        }
+        if firstReport { report(.writeOverridden(key: key, source: upper.source)) }
+        return true
+    }
+}
+
+extension PreferenceStore.State {
+    /// `key` as every layer holds it now.
+    mutating func layeredValue(forKey key: String) -> LayeredValue {
+        // Most stores register nothing: an empty dictionary is not even hashed into.
+        LayeredValue(
+            entry: layers?.entry(for: key) ?? .empty, user: values[key],
+            registered: registeredDefaults.isEmpty ? nil : registeredDefaults[key])
+    }
+
+    /// Events the layer table noted under the lock (environment collisions), to report after it.
+    mutating func takeLayerEvents() -> [StoreEvent] {
+        // Tested in place: copying the table out would retain all of it on every read.
+        guard layers?.pendingEvents.isEmpty == false else { return [] }
+        defer { layers!.pendingEvents.removeAll() }
+        return layers!.pendingEvents
+    }
+
+    /// ``change(_:to:origin:slots:)`` under layers: the user's value changes; observers hear of it
+    /// only when the key's highest value changed.
+    mutating func changeUnderLayers(_ key: String, to newValue: StoredValue?, origin: Change.Origin, slots: inout [KeySlot]) {
+        let before = layeredValue(forKey: key)
+        values[key] = newValue
+        var after = before
+        after.user = newValue
+        if let slot = self.slots[key] {
+            slot.advance()
+            slots.append(slot)
+        }
+        enqueueIfTopChanged(key, before, after, origin: origin)
+    }
+
+    /// Queues a change when `key`'s highest value differs between `before` and `after`.
+    mutating func enqueueIfTopChanged(_ key: String, _ before: LayeredValue, _ after: LayeredValue, origin: Change.Origin) {
+        let oldTop = before.top?.value
+        let newTop = after.top?.value
+        guard oldTop != newTop else { return }
+        var change = Change(key: key, oldValue: oldTop, newValue: newTop, origin: origin)
+        change.layered = (before, after)
+        enqueue(change)
+    }
+}
