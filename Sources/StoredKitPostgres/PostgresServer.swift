@@ -200,7 +200,7 @@ final class PostgresServer: Sendable {
                 _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
             } catch {
                 connection.rollback()
-                throw error
+                throw PostgresSetup.explained(error)
             }
         }
         schemaReady.withLock { $0 = true }
