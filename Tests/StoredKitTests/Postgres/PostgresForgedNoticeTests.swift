@@ -12,15 +12,17 @@ import Testing
 /// or value.
 @Suite(
     "PostgreSQL notices forged or overheard by a role with only CONNECT",
-    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+    // Serialized: the overhearing test must not hear the forgeries of the others.
+    .serialized, .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
 struct PostgresForgedNoticeTests {
     @Test func forgedNoticesChangeNothingAndRealChangesStillArrive() async throws {
         let url = try PostgresTestServer.requireURL()
         let intruder = try Intruder(url: url)
         let namespace = PostgresTestServer.freshNamespace("user:1")
-        let writer = try PreferenceStore(.postgres(url: url, namespace: namespace), durability: .immediate)
+        let writer = try PreferenceStore(
+            .postgres(url: url, namespace: namespace, timeout: .seconds(120)), durability: .immediate)
         writer.set("user", forKey: "role")
-        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace, timeout: .seconds(120))
         let reader = try PreferenceStore(backend)
         let seen = Mutex<[String?]>([])
         let observation = reader.observe(StoredKey<String?>("role", default: nil)) { change in
@@ -56,7 +58,7 @@ struct PostgresForgedNoticeTests {
 
         // A real commit after the forgeries arrives, and only it.
         writer.set("editor", forKey: "role")
-        #expect(await waitUntil(timeout: 30) { reader.value(forKey: "role", as: String.self) == "editor" })
+        #expect(await waitUntil(timeout: 90) { reader.value(forKey: "role", as: String.self) == "editor" })
         #expect(seen.withLock { $0 } == ["editor"])
         #expect(try backend.state.withLock { $0.revision } == tableRevision(namespace, admin))
         withExtendedLifetime(observation) {}
@@ -66,9 +68,10 @@ struct PostgresForgedNoticeTests {
         let url = try PostgresTestServer.requireURL()
         let intruder = try Intruder(url: url)
         let namespace = PostgresTestServer.freshNamespace("burst")
-        let writer = try PreferenceStore(.postgres(url: url, namespace: namespace), durability: .immediate)
+        let writer = try PreferenceStore(
+            .postgres(url: url, namespace: namespace, timeout: .seconds(120)), durability: .immediate)
         writer.set(0, forKey: "count")
-        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace, timeout: .seconds(120))
         let reader = try PreferenceStore(backend)
         let observation = reader.observe(StoredKey<Int?>("count", default: nil)) { _ in }
         let admin = try PostgresConnection(address: PostgresAddress(url))
@@ -87,7 +90,7 @@ struct PostgresForgedNoticeTests {
             """, [token])
         // A real commit after the burst: heard after every forged notice, on the one listener connection.
         writer.set(1, forKey: "count")
-        #expect(await waitUntil(timeout: 30) { reader.value(forKey: "count", as: Int.self) == 1 })
+        #expect(await waitUntil(timeout: 90) { reader.value(forKey: "count", as: Int.self) == 1 })
         let elapsed = ContinuousClock.now - start
         let burstReads = backend.catchUpReads.load(ordering: .relaxed) - reads
         // One read at once, one per 100 ms after, and the real commit's.
@@ -108,9 +111,10 @@ struct PostgresForgedNoticeTests {
         defer { _ = try? admin.run("DROP DATABASE \(database) WITH (FORCE)") }
         let databaseURL = try #require(url.hasSuffix("/postgres") ? String(url.dropLast(8)) + database : nil)
         let namespace = PostgresTestServer.freshNamespace("counted")
-        let writer = try PreferenceStore(.postgres(url: databaseURL, namespace: namespace), durability: .immediate)
+        let writer = try PreferenceStore(
+            .postgres(url: databaseURL, namespace: namespace, timeout: .seconds(120)), durability: .immediate)
         writer.set(0, forKey: "count")
-        let backend = PostgresBackend.postgres(url: databaseURL, namespace: namespace)
+        let backend = PostgresBackend.postgres(url: databaseURL, namespace: namespace, timeout: .seconds(120))
         let reader = try PreferenceStore(backend)
         let observation = reader.observe(StoredKey<Int?>("count", default: nil)) { _ in }
         let intruder = try Intruder(url: databaseURL)
@@ -144,20 +148,20 @@ struct PostgresForgedNoticeTests {
         #expect(throws: StoreError.self) { try intruder.connection.query("SELECT count(*) FROM storedkit_preferences") }
         try intruder.connection.run("LISTEN \(PostgresSchema.channel)")
         let namespace = PostgresTestServer.freshNamespace("alice@example.com")
-        let writer = try PreferenceStore(.postgres(url: url, namespace: namespace), durability: .immediate)
-        writer.set("s3cr3t-token-value", forKey: "apiTokenKey")
-        writer.set(["nested": "s3cr3t-nested"], forKey: "dictKey")
-        try writer.transaction { transaction in
-            transaction.set("s3cr3t-in-a-batch", forKey: "batchKey")
-            transaction.removeValue(forKey: "apiTokenKey")
-        }
+        // The backend itself, so that every commit is known to have landed (a store's `set` would
+        // keep one pending if the pool, shared with parallel tests, made it wait too long).
+        let writer = PostgresBackend.postgres(url: url, namespace: namespace, timeout: .seconds(120))
+        _ = try writer.load()
+        _ = try writer.commit(BackendChanges(values: ["apiTokenKey": .string("s3cr3t-token-value")]))
+        _ = try writer.commit(BackendChanges(values: ["dictKey": .dictionary(["nested": .string("s3cr3t-nested")])]))
+        _ = try writer.commit(BackendChanges(values: ["batchKey": .string("s3cr3t-in-a-batch"), "apiTokenKey": nil]))
         // A hand edit: the trigger's payload too.
         let admin = try PostgresConnection(address: PostgresAddress(url))
         try admin.query(
             "UPDATE storedkit_preferences SET string_value = 's3cr3t-by-hand' WHERE namespace = $1 AND key = 'batchKey'",
             [namespace])
         var payloads: [String] = []
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         while payloads.count < 4, ContinuousClock.now < deadline {
             _ = intruder.connection.consumeInput()
             payloads += intruder.connection.takeNotifications().map(\.payload)
