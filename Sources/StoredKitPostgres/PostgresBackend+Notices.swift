@@ -1,29 +1,30 @@
+import Dispatch
 import StoredKit
 
-// What the listener tells a namespace, and the commits whose changes came in their notification
-// (``PostgresCommitNotice``), which ``PostgresBackend/load()`` applies instead of reading when
-// they continue the revision it has without a gap.
+// What the listener tells a namespace. A notification is only a hint: any role that may connect
+// can NOTIFY on the channel (see the threat model in <doc:SharingPreferencesAcrossMachines>), so
+// one never carries a value, never moves the revision and never stops a read. It only asks for the
+// catch-up read, and notices that keep asking for reads that find nothing are held back
+// (``NoticeThrottle``), so a flood costs at most one read per ``idleReadInterval``.
 extension PostgresBackend {
-    /// What the listener heard since the last ``load()`` took it; guarded by ``heardSinceLoad``.
-    struct HeardCommits {
-        /// Commits that carried their changes, in the order heard (commit order).
-        var notices: [PostgresCommitNotice] = []
-        /// The newest revision signalled to the watcher (`Int64.max`: anything may have changed,
-        /// 0: nothing): a load that applies notices must reach it, or read.
-        var newest: Int64 = 0
-        /// The revision of the last notice heard: its `<revision> <namespace>` twin, which comes
-        /// right after it, is then no news.
-        var lastNoticed: Int64 = 0
+    /// Whether notices are asking for reads that find nothing; guarded by ``noticeThrottle``.
+    struct NoticeThrottle {
+        /// When a read a notice asked for last found nothing new (nil: the last one found something).
+        var idleReadAt: ContinuousClock.Instant?
+        /// A notice asked for the next load.
+        var asked = false
+        /// A signal is held back until ``idleReadInterval`` after ``idleReadAt``.
+        var deferred = false
     }
 
-    /// More commits heard than this before a load takes them: drop them and read (a store that
-    /// stopped loading must not keep an ever longer list).
-    static let heardCommitsLimit = 256
+    /// The least time between two reads asked for by notices when the first found nothing new:
+    /// a flood of forged or replayed notices costs at most one read per namespace per interval,
+    /// while a stream of real commits, each of whose reads finds something, is never held back.
+    static let idleReadInterval = Duration.milliseconds(100)
 
     /// Calls the watcher about `revision` (`Int64.max`: anything may have changed), or keeps it
     /// for ``startWatching(_:)`` when none is set yet.
     func changed(_ revision: Int64) {
-        heardSinceLoad.withLock { $0.newest = max($0.newest, revision) }
         let onChange = handlers.withLock { handlers in
             if handlers.onChange == nil { handlers.missed = max(handlers.missed, revision) }
             return handlers.onChange
@@ -36,21 +37,10 @@ extension PostgresBackend {
         let onSignal = handlers.withLock { $0.onSignal }
         let server = { (try? PostgresAddress(self.url))?.description ?? self.location }
         switch signal {
-        case .changes(let notice):
-            guard isNews(notice.revision) else { return }
-            heardSinceLoad.withLock { heard in
-                if heard.notices.count >= Self.heardCommitsLimit {
-                    heard.notices = []
-                    heard.newest = .max
-                } else {
-                    heard.notices.append(notice)
-                }
-                heard.lastNoticed = notice.revision
-            }
-            changed(notice.revision)
         case .committed(let revision):
-            guard isNews(revision), heardSinceLoad.withLock({ $0.lastNoticed }) != revision else { return }
-            changed(revision)
+            // The revision is the sender's word: it only decides whether to look, never what is read.
+            guard isNews(revision) else { return }
+            noticed(revision)
         case .live(let afterOutage):
             // NOTIFY is lost while disconnected: anything may have changed.
             changed(.max)
@@ -63,42 +53,50 @@ extension PostgresBackend {
         }
     }
 
-    /// Whether a commit of `revision` is someone else's that this backend has not seen.
+    /// Asks for a read now, or once ``idleReadInterval`` has passed since the last read a notice
+    /// asked for found nothing (one deferred signal stands for every notice until then).
+    private func noticed(_ revision: Int64) {
+        let now = ContinuousClock.now
+        let delay: Duration? = noticeThrottle.withLock { throttle in
+            guard let idle = throttle.idleReadAt, now - idle < Self.idleReadInterval else {
+                throttle.asked = true
+                return .zero
+            }
+            guard !throttle.deferred else { return nil }
+            throttle.deferred = true
+            return Self.idleReadInterval - (now - idle)
+        }
+        guard let delay else { return }
+        guard delay > .zero else { return changed(revision) }
+        let nanoseconds = Int(delay.components.attoseconds / 1_000_000_000) + Int(delay.components.seconds) * 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            noticeThrottle.withLock { throttle in
+                throttle.deferred = false
+                throttle.asked = true
+            }
+            changed(.max)
+        }
+    }
+
+    /// Records whether the read a notice asked for found something (`moved`): see ``NoticeThrottle``.
+    func readAfterNotice(moved: Bool) {
+        noticeThrottle.withLock { throttle in
+            guard throttle.asked else { return }
+            throttle.asked = false
+            throttle.idleReadAt = moved ? nil : ContinuousClock.now
+        }
+    }
+
+    /// Whether a commit of `revision` may be someone else's that this backend has not seen.
     private func isNews(_ revision: Int64) -> Bool {
         revision > seenRevision.load(ordering: .acquiring) && revision != ownCommit.load(ordering: .acquiring)
     }
 
-    /// Takes what the listener heard and applies the notices that continue `state.revision`
-    /// without a gap, each only on top of exactly the revision it follows. Returns whether that
-    /// brought the cache up to every revision signalled, so no read is needed; otherwise the
-    /// caller reads what changed after the revision reached (a gap, a notice that does not read,
-    /// a commit that came without one, a reconnect, or nothing heard at all: a load asked for
-    /// by no signal reads, as it always did).
-    func applyHeardCommits(_ state: inout State) -> Bool {
-        let heard = heardSinceLoad.withLock { heard in
-            defer {
-                heard.notices = []
-                heard.newest = 0
-            }
-            return heard
-        }
-        // Nothing heard beyond what the cache holds (a commit that was news when heard, caught up
-        // since by a commit's own read): no signal asked for this load, so it reads. Taken for
-        // current, it would miss a commit whose notification has not come yet.
-        guard heard.newest > state.revision, heard.newest < .max, var snapshot = state.cached else { return false }
-        // Moved out, so applying mutates the only reference instead of copying every value.
-        state.cached = nil
-        var revision = state.revision
-        for notice in heard.notices.sorted(by: { $0.revision < $1.revision }) where notice.revision > revision {
-            guard notice.previous == revision, let changes = notice.changes() else { break }
-            snapshot.apply(changes)
-            revision = notice.revision
-        }
-        state.cached = snapshot
-        if revision != state.revision {
-            state.revision = revision
-            seenRevision.store(revision, ordering: .releasing)
-        }
-        return revision >= heard.newest
+    /// Tells the listener the namespace's notification token the last read or write found, so it
+    /// hands this namespace only the notices that name it (once it has subscribers here).
+    func learnToken(_ state: inout State) {
+        guard let token = state.notifyToken, let listener = state.server?.startedListener else { return }
+        listener.learn(token: token, for: namespace)
     }
 }

@@ -32,6 +32,7 @@ extension PostgresBackend {
                 guard !(header.wholeDue ?? (since > 0)) else { return Int64?.none }
                 apply(rows, skipping: header.row, to: &result, whole: false, &state)
                 result.schemaVersion = header.schemaVersion
+                state.notifyToken = header.token
                 return header.revision
             }
             if let revision {
@@ -45,6 +46,7 @@ extension PostgresBackend {
             result.values.reserveCapacity(Int(rows.rowCount))
             apply(rows, skipping: header.row, to: &result, whole: true, &state)
             result.schemaVersion = header.schemaVersion
+            state.notifyToken = header.token
             return header.revision
         }
         return (result, revision)
@@ -52,11 +54,16 @@ extension PostgresBackend {
 
     /// The header row of ``PostgresSchema/selectAll`` or ``PostgresSchema/selectSince`` (the
     /// first; looked for, since UNION ALL promises no order), or zeros when there is none.
-    private static func header(of rows: PostgresResult) -> (row: Int32?, revision: Int64, schemaVersion: Int, wholeDue: Bool?) {
+    private static func header(
+        of rows: PostgresResult
+    ) -> (row: Int32?, revision: Int64, schemaVersion: Int, wholeDue: Bool?, token: String?) {
         guard let row = (0..<rows.rowCount).first(where: { rows.has($0, 0, PostgresSchema.headerRow) }) else {
-            return (nil, 0, 0, nil)
+            return (nil, 0, 0, nil, nil)
         }
-        return (row, rows.integer(row, 4) ?? 0, Int(rows.integer(row, 5) ?? 0), rows.text(row, 3).map { $0 == "t" })
+        return (
+            row, rows.integer(row, 4) ?? 0, Int(rows.integer(row, 5) ?? 0), rows.text(row, 3).map { $0 == "t" },
+            rows.text(row, 7)
+        )
     }
 
     /// Applies the value and removed-key rows of `rows` (all but the header) to `result`, the
@@ -113,16 +120,14 @@ extension PostgresBackend {
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
             (key: key, columns: try value.map { try PostgresValueColumns.columns(for: $0, key: key) })
         }
-        // The notice is built from the same `changes` the rows below are, and sent only if this commits.
-        let tail = PostgresCommitNotice.tail(for: changes, namespace: namespace)
-        let bumped = try connection.query(
-            PostgresSchema.bumpRevision, [namespace, changes.schemaVersion.map(String.init), tail])
+        let bumped = try connection.query(PostgresSchema.bumpRevision, [namespace, changes.schemaVersion.map(String.init)])
         guard let text = bumped.first?.first ?? nil, let revision = Int64(text) else {
             throw StoreError.postgres(
                 server: (try? PostgresAddress(url))?.description ?? location, code: "XX000",
                 message: "the namespace row returned no revision")
         }
         ownCommit.store(revision, ordering: .releasing)
+        if let token = bumped.first?.last ?? nil { state.notifyToken = token }
         let revisionText = String(revision)
         // Sorted, so two transactions writing the same keys lock their rows in the same order.
         for (key, row) in rows {
@@ -161,10 +166,9 @@ extension PostgresBackend {
     func commitAlone(key: String, value: StoredValue, _ state: inout State) throws -> BackendSnapshot? {
         let (type, columns) = try PostgresValueColumns.columns(for: value, key: key)
         let shown = state.cached?.values.shownKey(for: key) ?? key  // another spelling's row would stay hidden
-        // The row's columns and the notice both come from `value`, bound to one statement.
-        let tail = PostgresCommitNotice.tail(for: BackendChanges(values: [key: value]), namespace: namespace)
         let previous = state.revision
         let server = try server(&state)
+        var token: String?
         let revision = try withOwnCommit {
             try server.withStatement(timeout: timeout, notices: relay) { connection -> Int64 in
                 // It commits, and notifies, before its answer arrives: the revision it will most
@@ -172,7 +176,8 @@ extension PostgresBackend {
                 // ours gets a later one, the read below catches theirs up, and our NOTIFY may
                 // signal the watcher once (a reload that finds nothing new).
                 ownCommit.store(previous + 1, ordering: .releasing)
-                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, shown, type] + columns + [tail]).first
+                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, shown, type] + columns).first
+                token = row?.last ?? nil
                 guard let text = row?.first ?? nil, let revision = Int64(text) else {
                     throw StoreError.postgres(
                         server: server.address.description, code: "XX000", message: "the namespace row returned no revision")
@@ -181,6 +186,7 @@ extension PostgresBackend {
                 return revision
             }
         }
+        if let token { state.notifyToken = token }
         if revision % pruneEvery == 0 {
             // Upkeep, not part of the write: a failure leaves it to a later commit.
             _ = try? server.withStatement(timeout: timeout) { connection in
@@ -206,6 +212,7 @@ extension PostgresBackend {
 
     /// Folds a committed batch into the cached snapshot.
     func record(_ changes: BackendChanges, revision: Int64, _ state: inout State) {
+        learnToken(&state)
         if var snapshot = state.cached {
             snapshot.apply(changes)
             state.cached = snapshot

@@ -3,9 +3,9 @@ import Synchronization
 
 /// Preferences in a PostgreSQL server (15 or newer), one namespace per store, shared by every
 /// process on every machine that opens the same namespace: each write transaction bumps the
-/// namespace's revision and notifies, and every process's listener hands the revision to its
-/// stores, which read only the rows above the revision they have, or apply the changes the
-/// notification carries when it follows their revision.
+/// namespace's revision and notifies, and every process's listener tells its stores, which read
+/// only the rows above the revision they have. A notification names the namespace by a random
+/// token and carries no value: it is a hint that makes a store look, never what the store reads.
 ///
 /// The stores of one process on one server share its connections (see <doc:SharingPreferencesAcrossMachines>).
 /// Namespaces and keys are always bound parameters; the password never appears in
@@ -22,8 +22,8 @@ public final class PostgresBackend: Backend {
     /// PostgresBackend.postgres(url: "postgresql:///prefs", namespace: "user:42").namespace  //=> "user:42"
     /// ```
     public let namespace: String
-    /// The longest namespace, in UTF-8 bytes: it travels in every notification (limit 8,000 bytes)
-    /// and, with a key of ``PreferenceStore/maximumKeyLength``, fits an index row (at most 2,704 bytes).
+    /// The longest namespace, in UTF-8 bytes: with a key of ``PreferenceStore/maximumKeyLength``, it
+    /// fits an index row (at most 2,704 bytes).
     static let maximumNamespaceBytes = 1_024
 
     let url: String
@@ -43,6 +43,8 @@ public final class PostgresBackend: Backend {
         /// Keys of rows that reads do not show: another spelling (up to Unicode normalisation) of
         /// a shown key. A removal removes them too. Usually empty.
         var hiddenSpellings: [String] = []
+        /// The namespace's notification token as the last read found it (nil: no row yet).
+        var notifyToken: String?
     }
 
     /// The newest revision this backend has read or written: the listener compares against it
@@ -51,11 +53,10 @@ public final class PostgresBackend: Backend {
     /// The revision of this backend's commit in flight: its `NOTIFY` can reach the listener
     /// before the commit returns and `seenRevision` records it, and must not read as news.
     let ownCommit = Atomic<Int64>(0)
-    /// What the listener heard since the last ``load()`` took it: the commits' changes that came
-    /// in their notifications, so a load that is current applies them without a read.
-    let heardSinceLoad = Mutex(HeardCommits())
+    /// Whether notices keep asking for reads that find nothing (see ``NoticeThrottle``).
+    let noticeThrottle = Mutex(NoticeThrottle())
     /// How many times this backend read from the server to catch up (not the first read): what
-    /// tests count to see that a change carried by its notification needed none.
+    /// tests count to see that a flood of notices costs a bounded number of reads.
     let catchUpReads = Atomic<Int>(0)
 
     /// The engine's handlers, apart from `state` for the same reason: the listener thread calls them.
@@ -118,8 +119,7 @@ public final class PostgresBackend: Backend {
 
     // MARK: Backend
 
-    /// Reads the namespace: everything at first, then only the rows above the last revision seen;
-    /// when the listener heard every commit since then with its changes, it applies those instead.
+    /// Reads the namespace: everything at first, then only the rows above the last revision seen.
     ///
     /// ```swift
     /// try backend.load().values  //=> ["volume": .double(0.8)]
@@ -128,12 +128,13 @@ public final class PostgresBackend: Backend {
         try state.withLock { state in
             let server = try server(&state)
             subscribeBeforeReading(&state, server)
-            if applyHeardCommits(&state) { return takeSnapshot(&state) }
             if state.cached != nil { catchUpReads.add(1, ordering: .relaxed) }
             // One statement, so one snapshot of the server without a transaction around it.
-            try server.withReading(timeout: timeout, notices: relay) { connection in
-                _ = try refresh(&state, connection)
+            let moved = try server.withReading(timeout: timeout, notices: relay) { connection in
+                try refresh(&state, connection)
             }
+            readAfterNotice(moved: moved)
+            learnToken(&state)
             return takeSnapshot(&state)
         }
     }
@@ -219,6 +220,7 @@ public final class PostgresBackend: Backend {
             state.subscription = listener.subscribe(namespace) { [weak self] signal in
                 self?.heard(signal)
             }
+            learnToken(&state)
             return (listener, false)
         }
         let missed = handlers.withLock { handlers in

@@ -5,7 +5,10 @@ import Synchronization
 /// The one listener connection of a process to a server, owned by one dedicated thread (never
 /// Swift's cooperative pool, which has as many threads as cores): it `LISTEN`s on
 /// ``PostgresSchema/channel``, sleeps in `poll` on the socket and an `eventfd` (``SocketWait``),
-/// and hands each namespace's handlers the revision of every commit to it.
+/// and hands each namespace's handlers the revision of every notification that names the
+/// namespace's token (``learn(token:for:)``). Any role that may connect can NOTIFY on the channel,
+/// so what it hands on is a hint to look, never data; a notification whose token no namespace
+/// here knows goes to the namespaces whose token is not known yet (never written when last read).
 ///
 /// NOTIFY is lost while disconnected, so after every (re)connect it LISTENs first and then tells
 /// every handler ``Signal/live(afterOutage:)``: "catch up from your last revision". A lost
@@ -20,11 +23,9 @@ import Synchronization
 final class PostgresListener: Sendable {
     /// What the listener thread tells a namespace's handlers.
     enum Signal: Sendable {
-        /// Someone committed `revision` to the namespace (a `<revision> <namespace>` payload).
+        /// A notification says someone committed `revision` to the namespace (a `<revision> <token>`
+        /// payload): sent by whoever may connect, so only a reason to read.
         case committed(Int64)
-        /// Someone committed the changes `notice` carries to the namespace; its
-        /// ``committed(_:)`` twin follows.
-        case changes(PostgresCommitNotice)
         /// LISTENing (again): anything may have changed since the handler last looked. After a
         /// lost connection `afterOutage` is true: pending writes may be retried.
         case live(afterOutage: Bool)
@@ -45,6 +46,9 @@ final class PostgresListener: Sendable {
 
     private struct State {
         var handlers: [String: [UInt64: Handler]] = [:]
+        /// The namespace each known notification token names, and the reverse.
+        var namespaceOfToken: [String: String] = [:]
+        var tokenOfNamespace: [String: String] = [:]
         var nextID: UInt64 = 0
         var stopped = false
         var live = false
@@ -79,7 +83,26 @@ final class PostgresListener: Sendable {
     func unsubscribe(_ namespace: String, _ id: UInt64) {
         state.withLock { state in
             state.handlers[namespace]?[id] = nil
-            if state.handlers[namespace]?.isEmpty == true { state.handlers[namespace] = nil }
+            if state.handlers[namespace]?.isEmpty == true {
+                state.handlers[namespace] = nil
+                if let token = state.tokenOfNamespace.removeValue(forKey: namespace) {
+                    state.namespaceOfToken[token] = nil
+                }
+            }
+        }
+    }
+
+    /// Records that notifications naming `token` are about `namespace` (its row's `notify_token`,
+    /// as a read found it), replacing the token it had.
+    ///
+    /// ```swift
+    /// listener.learn(token: "9f2c…", for: "user:42")
+    /// ```
+    func learn(token: String, for namespace: String) {
+        state.withLock { state in
+            guard state.handlers[namespace] != nil, state.tokenOfNamespace[namespace] != token else { return }
+            if let old = state.tokenOfNamespace.updateValue(token, forKey: namespace) { state.namespaceOfToken[old] = nil }
+            state.namespaceOfToken[token] = namespace
         }
     }
 
@@ -221,20 +244,20 @@ final class PostgresListener: Sendable {
         return "\(error)"
     }
 
-    /// Payloads are `<revision> <namespace>`, or a commit's changes (``PostgresCommitNotice``).
-    /// Anything else is skipped: every commit also sends the first form.
+    /// Payloads are `<revision> <token>`; anything else is skipped. A token no namespace here
+    /// knows goes to every namespace whose token is not known yet: one written for the first time
+    /// since it was read says so only by its new token.
     private func deliver(_ notifications: [(channel: String, payload: String)]) {
         for notification in notifications where notification.channel == PostgresSchema.channel {
-            if let (namespace, notice) = PostgresCommitNotice.parse(notification.payload) {
-                let handlers = state.withLock { $0.handlers[namespace].map { Array($0.values) } ?? [] }
-                for handler in handlers { handler(.changes(notice)) }
-                continue
+            let payload = notification.payload
+            guard let space = payload.firstIndex(of: " "), let revision = Int64(payload[..<space]) else { continue }
+            let token = String(payload[payload.index(after: space)...])
+            let handlers = state.withLock { state -> [Handler] in
+                if let namespace = state.namespaceOfToken[token] {
+                    return state.handlers[namespace].map { Array($0.values) } ?? []
+                }
+                return state.handlers.filter { state.tokenOfNamespace[$0.key] == nil }.flatMap(\.value.values)
             }
-            guard let space = notification.payload.firstIndex(of: " "),
-                let revision = Int64(notification.payload[..<space])
-            else { continue }
-            let namespace = String(notification.payload[notification.payload.index(after: space)...])
-            let handlers = state.withLock { $0.handlers[namespace].map { Array($0.values) } ?? [] }
             for handler in handlers { handler(.committed(revision)) }
         }
     }

@@ -12,9 +12,11 @@ import StoredKit
 ///   retention period are pruned; `pruned_revision` records the newest pruned, and a store
 ///   whose revision is below it reads the namespace whole.
 ///
-/// Every write notifies channel `storedkit` at commit with payload `<revision> <namespace>`, after
-/// one that carries its changes when they fit (``PostgresCommitNotice``); a trigger sends the
-/// first for hand edits (see ``handEditTrigger``), which listeners then read.
+/// Every write notifies channel `storedkit` at commit with payload `<revision> <token>`, the token
+/// being the namespace row's random `notify_token` (see ``notifyToken``); a trigger sends the
+/// same for hand edits (see ``handEditTrigger``). Any role that may connect can LISTEN and NOTIFY
+/// on any channel, so a notification is only a hint: it names no namespace and carries no value,
+/// and a listener reads what changed from rows its own role can SELECT.
 /// Everything is created on first open under `pg_advisory_xact_lock`, so processes opening a
 /// fresh database together all succeed; columns added since the first layout are added then too. Namespaces and keys are always bound parameters.
 ///
@@ -40,7 +42,8 @@ enum PostgresSchema {
             namespace text PRIMARY KEY,
             revision bigint NOT NULL DEFAULT 0,
             schema_version bigint NOT NULL DEFAULT 0,
-            pruned_revision bigint NOT NULL DEFAULT 0
+            pruned_revision bigint NOT NULL DEFAULT 0,
+            \(notifyToken)
         );
         CREATE TABLE IF NOT EXISTS storedkit_preferences (
             namespace text NOT NULL,
@@ -69,8 +72,15 @@ enum PostgresSchema {
         CREATE INDEX IF NOT EXISTS storedkit_removed_keys_by_revision ON storedkit_removed_keys (namespace, revision);
         ALTER TABLE storedkit_namespaces ADD COLUMN IF NOT EXISTS pruned_revision bigint NOT NULL DEFAULT 0;
         ALTER TABLE storedkit_removed_keys ADD COLUMN IF NOT EXISTS removed_at timestamptz NOT NULL DEFAULT now();
+        ALTER TABLE storedkit_namespaces ADD COLUMN IF NOT EXISTS \(notifyToken);
         \(handEditTrigger)
         """
+
+    /// The column that names a namespace on the channel: 128 random bits (`gen_random_uuid`, from the
+    /// server's strong random source), drawn once per row, so a role that may only LISTEN learns
+    /// neither the namespace's name nor anything derived from it. The volatile default gives every
+    /// row of an older database its own token when the column is added.
+    static let notifyToken = "notify_token text NOT NULL DEFAULT replace(gen_random_uuid()::text, '-', '')"
 
     /// Hand edits (`psql`: INSERT, UPDATE, DELETE on `storedkit_preferences`) get what the store's
     /// own writes do explicitly: per statement and namespace one revision bump and one NOTIFY,
@@ -83,10 +93,12 @@ enum PostgresSchema {
         CREATE OR REPLACE FUNCTION storedkit_bump_for_hand_edit(edited text) RETURNS bigint LANGUAGE plpgsql AS $body$
         DECLARE
             next_revision bigint;
+            token text;
         BEGIN
             INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES (edited, 1)
-                ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1 RETURNING revision INTO next_revision;
-            PERFORM pg_notify('\(channel)', next_revision || ' ' || edited);
+                ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
+                RETURNING revision, notify_token INTO next_revision, token;
+            PERFORM pg_notify('\(channel)', next_revision || ' ' || token);
             RETURN next_revision;
         END
         $body$;
@@ -144,7 +156,8 @@ enum PostgresSchema {
             AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'storedkit_hand_edit' AND tgrelid = to_regclass('storedkit_preferences'))
             AND (SELECT count(*) FROM pg_attribute WHERE NOT attisdropped
                 AND ((attrelid = to_regclass('storedkit_namespaces') AND attname = 'pruned_revision')
-                    OR (attrelid = to_regclass('storedkit_removed_keys') AND attname = 'removed_at'))) = 2
+                    OR (attrelid = to_regclass('storedkit_namespaces') AND attname = 'notify_token')
+                    OR (attrelid = to_regclass('storedkit_removed_keys') AND attname = 'removed_at'))) = 3
         """
 
     /// `$1` namespace: its revision and schema version (no row: never written).
@@ -156,50 +169,39 @@ enum PostgresSchema {
     /// `$1` namespace: waits for and holds the namespace row until the transaction ends.
     static let lockNamespace = "SELECT revision, schema_version FROM storedkit_namespaces WHERE namespace = $1 FOR UPDATE"
 
-    /// `$1` namespace, `$2` new schema version or NULL, `$3` the changes' notice tail or NULL
-    /// (``PostgresCommitNotice/tail(for:namespace:)``): the next revision, taking the row lock, so
+    /// `$1` namespace, `$2` new schema version or NULL: the next revision, taking the row lock, so
     /// a second writer waits for the first and revision order is commit order. It also marks the
     /// transaction as the store's own (`storedkit.writer`), which the hand-edit trigger skips, and
-    /// queues the transaction's notifications (``notify(tail:)``): the server sends them at commit
-    /// only, so they cost no round trip of their own.
+    /// queues the transaction's notification (``notify``): the server sends it at commit only, so
+    /// it costs no round trip of its own.
     static let bumpRevision = """
         INSERT INTO storedkit_namespaces AS n (namespace, revision, schema_version) VALUES ($1, 1, coalesce($2::bigint, 0))
             ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1, schema_version = coalesce($2::bigint, n.schema_version)
-            RETURNING revision, set_config('storedkit.writer', 'on', true), \(notify(tail: "$3"))
+            RETURNING revision, set_config('storedkit.writer', 'on', true), \(notify), notify_token
         """
 
-    /// The notifications of a commit whose revision is `revision` (as the bump returns it), in the
-    /// order ``PostgresCommitNotice`` describes: the changes first when `tail` (a text parameter)
-    /// is not NULL, then `<revision> <namespace>` (`$1`), which every version reads. A bump sets
-    /// the revision to one more than before, so the previous revision is `revision - 1`.
-    private static func notify(tail: String) -> String {
-        """
-        (CASE WHEN \(tail)::text IS NOT NULL THEN pg_notify('\(channel)',
-                '\(PostgresCommitNotice.prefix)' || revision::text || ' ' || (revision - 1)::text || ' ' || \(tail)::text) END),
-                pg_notify('\(channel)', revision::text || ' ' || $1)
-        """
-    }
+    /// The notification of a commit, in the bump's RETURNING: `<revision> <token>`, nothing else.
+    private static let notify = "pg_notify('\(channel)', revision::text || ' ' || notify_token)"
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
 
-    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns, `$12` the notice tail
-    /// or NULL: a write of one key (the common flush) as one statement that commits on its own,
+    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns: a write of one key (the common flush) as one statement that commits on its own,
     /// one round trip instead of four (`BEGIN`, ``bumpRevision``, ``upsert``, `COMMIT`). The bump
     /// runs first (the upsert reads its revision), so the row lock orders it after every other
-    /// writer as before, marks the transaction as the store's own and queues the notifications,
-    /// whose changes come from the same parameters as the row. Returns the revision.
+    /// writer as before, marks the transaction as the store's own and queues the notification.
+    /// Returns the revision and the namespace's notification token.
     static let upsertAlone = """
         WITH bumped AS (
             INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES ($1, 1)
                 ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
-                RETURNING revision, set_config('storedkit.writer', 'on', true), \(notify(tail: "$12"))
+                RETURNING revision, set_config('storedkit.writer', 'on', true), \(notify), notify_token
         ), written AS (
             INSERT INTO storedkit_preferences (namespace, key, type, \(valueColumns), updated_at, revision)
                 SELECT $1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
                     to_timestamp($10::double precision), $11::json, now(), revision FROM bumped
                 ON CONFLICT (namespace, key) DO UPDATE SET \(upsertAssignments)
         )
-        SELECT revision FROM bumped
+        SELECT revision, notify_token FROM bumped
         """
 
     /// The columns an upsert replaces when the row exists.
@@ -212,11 +214,12 @@ enum PostgresSchema {
 
     /// The first row of ``selectAll`` and ``selectSince`` (none when the namespace was never
     /// written), in their columns: `bool_value` whether a whole read is due (``selectSince``
-    /// only), `int_value` the namespace's revision, `uint_value` its schema version.
+    /// only), `int_value` the namespace's revision, `uint_value` its schema version, `string_value`
+    /// its notification token.
     private static func header(wholeDue: String) -> String {
         """
         SELECT '\(headerRow)', NULL::text, NULL::text, \(wholeDue), revision, schema_version::numeric,
-            NULL::double precision, NULL::text, NULL::bytea, NULL::timestamptz, NULL::json
+            NULL::double precision, notify_token, NULL::bytea, NULL::timestamptz, NULL::json
             FROM storedkit_namespaces WHERE namespace = $1
         """
     }

@@ -202,7 +202,7 @@ final class PostgresServer: Sendable {
                 _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
             } catch {
                 connection.rollback()
-                throw error
+                throw PostgresSetup.explained(error)
             }
         }
         schemaReady.withLock { $0 = true }

@@ -23,7 +23,7 @@ struct Command: Sendable {
     static let all: [Command] =
         ([
             .read, .readType, .write, .delete, .rename, .keys, .find,
-            .export, .import, .watch, .info, .check, .convert, .namespaces, .help,
+            .export, .import, .watch, .info, .check, .convert, .namespaces, .postgresSetup, .help,
         ] as [Command]).map { command in
             guard command.arguments.contains("STORE") || command.name == "convert" else { return command }
             var withNamespace = command

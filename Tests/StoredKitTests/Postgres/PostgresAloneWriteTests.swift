@@ -29,14 +29,17 @@ struct PostgresAloneWriteTests {
         #expect(rows == [["a", "string", nil, "two", nil, "2"], ["b", "double", nil, nil, "0.5", "3"]])
         let revision = try listening.query(PostgresSchema.selectNamespace, [namespace]).first?.first ?? nil
         #expect(revision == "3", "one revision per write: the hand-edit triggers added none")
+        let token = try #require(
+            try listening.query("SELECT notify_token FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first
+                ?? nil)
         var notifications: [String] = []
         let deadline = ContinuousClock.now + .seconds(30)
         while notifications.count < 3, ContinuousClock.now < deadline {
             _ = listening.consumeInput()
-            notifications += listening.takeNotifications().map(\.payload).filter { $0.hasSuffix(" " + namespace) }
+            notifications += listening.takeNotifications().map(\.payload).filter { $0.hasSuffix(" " + token) }
             Thread.sleep(forTimeInterval: 0.005)
         }
-        #expect(notifications == ["1 \(namespace)", "2 \(namespace)", "3 \(namespace)"])
+        #expect(notifications == ["1 \(token)", "2 \(token)", "3 \(token)"])
         #expect(
             try PostgresBackend.postgres(url: url, namespace: namespace).load().values == [
                 "a": .string("two"), "b": .double(0.5),

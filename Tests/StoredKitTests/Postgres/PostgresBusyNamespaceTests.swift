@@ -38,7 +38,9 @@ struct PostgresBusyNamespaceTests {
         }
         #expect(waiting, "the busy store's commit never waited for the lock: \(busy.recentEvents)")
         // A notification for the busy namespace reaches the listener first, then a write to the quiet one.
-        try admin.query("SELECT pg_notify($1, $2)", [PostgresSchema.channel, "999999 \(busyNamespace)"])
+        try admin.query(
+            "SELECT pg_notify($1, '999999 ' || notify_token) FROM storedkit_namespaces WHERE namespace = $2",
+            [PostgresSchema.channel, busyNamespace])
         let other = try PreferenceStore(.postgres(url: url, namespace: quietNamespace))
         other.set("meanwhile", forKey: "b")
         try other.flush()

@@ -59,6 +59,9 @@ struct PostgresHandEditTests {
         let listening = try PostgresConnection(address: PostgresAddress(url))
         try listening.run("LISTEN \(PostgresSchema.channel)")
         let before = try revision(of: namespace, url)
+        let token = try #require(
+            try listening.query("SELECT notify_token FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first
+                ?? nil)
 
         try psql(url, "UPDATE storedkit_preferences SET int_value = int_value + 100 WHERE namespace = '\(namespace)'")
         #expect(await waitUntil { seen.withLock { $0.count } == 50 })
@@ -74,10 +77,10 @@ struct PostgresHandEditTests {
         #expect(
             await waitUntil {
                 _ = listening.consumeInput()
-                notifications += listening.takeNotifications().map(\.payload).filter { $0.hasSuffix(" " + namespace) }
+                notifications += listening.takeNotifications().map(\.payload).filter { $0.hasSuffix(" " + token) }
                 return notifications.count >= 2
             })
-        #expect(notifications == ["\(before + 1) \(namespace)", "\(before + 2) \(namespace)"])
+        #expect(notifications == ["\(before + 1) \(token)", "\(before + 2) \(token)"])
         let reopened = try PreferenceStore(.postgres(url: url, namespace: namespace))
         #expect(reopened.dictionaryRepresentation() == store.dictionaryRepresentation())
         withExtendedLifetime(tokens) {}

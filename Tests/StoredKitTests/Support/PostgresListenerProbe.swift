@@ -22,6 +22,8 @@ final class PostgresListenerProbe {
             if case .committed(let revision) = signal { told.revision.withLock { $0 = max($0, revision) } }
         }
         try listener.waitUntilLive()
+        // Written once, so the listener knows its notification token and tells it alone.
+        _ = try backend.commit(BackendChanges(values: ["tick": .int(0)]))
     }
 
     deinit {

@@ -3,15 +3,15 @@ import Foundation
 extension StoredValueJSON {
     /// A byte-level recursive-descent JSON reader that produces ``StoredValue``s directly, so no
     /// type is lost through `Any` (unlike `JSONSerialization`, which cannot tell `1` from `1.0`).
-    package struct Parser {
-        package let bytes: [UInt8]
+    struct Parser {
+        let bytes: [UInt8]
         let source: String
         /// The deepest nesting read: ``StoredValue/maximumDepth``, one more for a document whose
         /// root dictionary holds a store's keys (each value may be as deep as any stored value).
         let limit: Int
-        package var index = 0
+        var index = 0
 
-        package init(bytes: [UInt8], source: String, limit: Int = StoredValue.maximumDepth) {
+        init(bytes: [UInt8], source: String, limit: Int = StoredValue.maximumDepth) {
             self.bytes = bytes
             self.source = source
             self.limit = limit
@@ -21,14 +21,14 @@ extension StoredValueJSON {
             .corruptFile(path: source, reason: "invalid JSON at byte \(index): \(reason)", quarantinedAt: nil)
         }
 
-        package mutating func skipWhitespace() {
+        mutating func skipWhitespace() {
             while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
         }
 
         /// A value inside `depth` arrays and objects. Containers deeper than
         /// ``StoredValue/maximumDepth`` are refused before they are entered, so hostile input cannot
         /// exhaust the stack, and whatever StoredKit stores reads back.
-        package mutating func parseValue(depth: Int) throws -> StoredValue {
+        mutating func parseValue(depth: Int) throws -> StoredValue {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of text") }
             switch bytes[index] {

@@ -1,0 +1,48 @@
+import StoredKit
+import StoredKitPostgres
+
+// `postgres-setup`: the SQL a DBA runs once, so application roles need to own nothing.
+extension Command {
+    static let postgresSetup = Command(
+        name: "postgres-setup",
+        arguments: "URL",
+        summary: "Print (or run) the SQL that creates StoredKit's tables and grants a role their use",
+        discussion: """
+            Prints a script for psql, to run as the role that is to own StoredKit's tables: it creates
+            them in that role's current schema and grants the --role SELECT, INSERT, UPDATE, DELETE on
+            them and EXECUTE on the function hand edits call, nothing more; EXECUTE is revoked from
+            PUBLIC; the --read-only-role gets SELECT only. Role names are bound, never spliced into
+            SQL. With --apply, runs it on URL, whose role must be the owner (or may create the tables).
+            """,
+        options: [
+            OptionSpec("role", value: "ROLE", "The application role that reads and writes."),
+            OptionSpec("read-only-role", value: "ROLE", "A role that may only read and observe."),
+            OptionSpec("apply", "Run the script on URL instead of printing it."),
+        ],
+        examples: [
+            "stored postgres-setup postgresql://owner@db/prefs --role app",
+            "stored postgres-setup postgresql://owner@db/prefs --role app --read-only-role reporting --apply",
+        ],
+        positionalCount: 1...1
+    ) { arguments, console in
+        let argument = arguments.positionals[0]
+        guard PostgresLocation.isServer(argument) else {
+            throw CLIError.usage("postgres-setup", "'\(argument)' is not a postgresql:// URL or libpq key=value string")
+        }
+        guard let role = arguments.value("role"), !role.isEmpty else {
+            throw CLIError.usage("postgres-setup", "--role ROLE is required: the application role to grant")
+        }
+        let readOnlyRole = arguments.value("read-only-role")
+        for name in [role, readOnlyRole ?? ""] where name.utf8.contains(0) {
+            throw CLIError.usage("postgres-setup", "a role name cannot hold U+0000")
+        }
+        guard arguments.has("apply") else {
+            return console.print(PostgresSetup.script(role: role, readOnlyRole: readOnlyRole))
+        }
+        let server = try PostgresLocation(argument, namespace: "default")
+        try PostgresSetup.apply(url: server.url, role: role, readOnlyRole: readOnlyRole)
+        console.print(
+            "StoredKit's tables are ready on \(server.server); '\(role)' may read and write them"
+                + (readOnlyRole.map { ", '\($0)' may read them" } ?? "") + ".")
+    }
+}
