@@ -25,11 +25,12 @@ enum ExitScenario {
     static func run(trials: Int, seed: UInt64, server: TortureServer) throws -> Bool {
         let tls = try ThrowawayPostgresServer(label: "stored-torture-tls", tls: true)
         defer { tls.stop() }
-        let silent = try SilentProxy(to: server.url)
+        let silent = try SilentServerProxy(to: server.url)
+        try silent.silence()
         defer { silent.stop() }
         let targets = [
             ("tcp", server.url), ("tls", tls.url + "?sslmode=require"),
-            ("stopped", "postgresql://postgres@127.0.0.1:\(closedPort())/postgres"), ("silent", silent.url),
+            ("stopped", "postgresql://postgres@127.0.0.1:\(closedLocalPort())/postgres"), ("silent", silent.url),
         ]
         var generator = SeededGenerator(seed: seed)
         var failures: [String] = []
@@ -111,58 +112,5 @@ enum ExitScenario {
                 if store == nil { usleep(10_000) }
             }
         }
-    }
-
-    /// A port nothing listens on: a server that is stopped.
-    private static func closedPort() -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length)
-                return getsockname(descriptor, pointer, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-/// Scripts/silent-server-proxy.py, silenced at once: a server that accepts connections and never answers.
-final class SilentProxy {
-    let url: String
-    private let process = Process()
-    private let input = Pipe()
-
-    init(to url: String) throws {
-        guard let match = url.firstMatch(of: /^postgresql:\/\/([^@\/]+@)?([^:\/]+):(\d+)(\/.*)$/) else {
-            throw TortureError("not a host:port URL: \(url)")
-        }
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            ThrowawayPostgresServer.script.replacingOccurrences(of: "postgres-test-server.sh", with: "silent-server-proxy.py"),
-            String(match.2), String(match.3),
-        ]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run(killingAfter: Process.safetyNet)
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw TortureError("the silent-server proxy said '\(line)'")
-        }
-        try input.fileHandleForWriting.write(contentsOf: Data("silence\n".utf8))
-        _ = output.fileHandleForReading.availableData  // "silence": in force
-        self.url = "postgresql://\(match.1 ?? "")127.0.0.1:\(port)\(match.4)"
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        usleep(100_000)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

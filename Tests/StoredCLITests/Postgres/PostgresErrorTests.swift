@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Testing
 
 /// What `stored` says about bad server URLs, a server that is not there and passwords.
@@ -7,7 +8,7 @@ struct PostgresErrorTests {
     @Test func anUnreachableServerExitsWithStatus6AndSaysWhatToCheck() throws {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }
-        let port = CLIPostgresServer.closedPort()
+        let port = closedLocalPort()
         for url in [
             "postgresql://app:\(CLIPostgresServer.password)@127.0.0.1:\(port)/prefs",
             "host=127.0.0.1 port=\(port) user=app password=\(CLIPostgresServer.password) dbname=prefs",

@@ -1,5 +1,4 @@
 import Foundation
-import StoredKitTestSupport
 
 /// Scripts/silent-server-proxy.py between the stores and the test server: ``silence()`` makes the
 /// server look frozen (connections stay open, nothing is answered), ``speak()`` brings it back.
@@ -9,9 +8,13 @@ import StoredKitTestSupport
 /// let store = try PreferenceStore(.postgres(url: proxy.url, namespace: "n"))
 /// try proxy.silence()
 /// ```
-final class SilentServerProxy: @unchecked Sendable {  // one test drives it, from one task
+public final class SilentServerProxy: @unchecked Sendable {  // one test or tool drives it, from one task
     /// The test server's URL with the proxy's port.
-    let url: String
+    ///
+    /// ```swift
+    /// proxy.url  //=> "postgresql://postgres@127.0.0.1:41234/postgres"
+    /// ```
+    public let url: String
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
@@ -20,7 +23,11 @@ final class SilentServerProxy: @unchecked Sendable {  // one test drives it, fro
         .deletingLastPathComponent().appending(path: "Scripts/silent-server-proxy.py").path
 
     /// Starts a proxy to the server of `url` (`postgresql://user@host:port/database`).
-    init(to url: String) throws {
+    ///
+    /// ```swift
+    /// let proxy = try SilentServerProxy(to: server.url)
+    /// ```
+    public init(to url: String) throws {
         guard let match = url.firstMatch(of: /^postgresql:\/\/([^@\/]+@)?([^:\/]+):(\d+)(\/.*)$/) else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "not a host:port URL: \(url)"])
         }
@@ -38,14 +45,26 @@ final class SilentServerProxy: @unchecked Sendable {  // one test drives it, fro
     }
 
     /// From now on nothing is relayed and new connections are never answered.
-    func silence() throws { try command("silence") }
+    ///
+    /// ```swift
+    /// try proxy.silence()
+    /// ```
+    public func silence() throws { try command("silence") }
 
     /// Relays again, the held data first.
-    func speak() throws { try command("speak") }
+    ///
+    /// ```swift
+    /// try proxy.speak()
+    /// ```
+    public func speak() throws { try command("speak") }
 
     /// Closes the proxy's input, which ends it; kills it when it is still there after 10 s (a child
     /// started meanwhile may hold a copy of that input open).
-    func stop() {
+    ///
+    /// ```swift
+    /// proxy.stop()
+    /// ```
+    public func stop() {
         try? input.fileHandleForWriting.close()
         let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
@@ -62,4 +81,25 @@ final class SilentServerProxy: @unchecked Sendable {  // one test drives it, fro
             answer += String(decoding: data, as: UTF8.self)
         }
     }
+}
+
+/// A TCP port on 127.0.0.1 where nothing listens (bound, then released): a stopped server's address.
+///
+/// ```swift
+/// let url = "postgresql://postgres@127.0.0.1:\(closedLocalPort())/postgres"  // connection refused
+/// ```
+public func closedLocalPort() -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(descriptor, pointer, length)
+            return getsockname(descriptor, pointer, &length)
+        }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
 }
