@@ -24,14 +24,20 @@ struct OptionSpec: Sendable {
 /// let parsed = try ArgumentParser.parse(["prefs.plist", "n", "3", "--int"], for: Command.write)
 /// parsed.positionals  //=> ["prefs.plist", "n", "3"]
 /// parsed.has("int")  //=> true
+/// try ArgumentParser.parse(["s", "--defaults", "a.plist", "--defaults", "b.plist"], for: Command.read).values("defaults")
+/// //=> ["a.plist", "b.plist"]
 /// ```
 struct ParsedArguments: Sendable {
     var positionals: [String] = []
     var flags: Set<String> = []
-    var values: [String: String] = [:]
+    /// Every value of each option, in the order given: `--defaults A --defaults B` keeps both.
+    var allValues: [String: [String]] = [:]
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
-    func value(_ option: String) -> String? { values[option] }
+    /// The option's value; the last one when it was given more than once.
+    func value(_ option: String) -> String? { allValues[option]?.last }
+    /// Every value of a repeatable option, in order.
+    func values(_ option: String) -> [String] { allValues[option] ?? [] }
 }
 
 /// The small, strict command-line parser of `stored`.
@@ -69,9 +75,9 @@ enum ArgumentParser {
                 continue
             }
             if let inlineValue {
-                parsed.values[name] = inlineValue
+                parsed.allValues[name, default: []].append(inlineValue)
             } else if index < arguments.count {
-                parsed.values[name] = arguments[index]
+                parsed.allValues[name, default: []].append(arguments[index])
                 index += 1
             } else {
                 throw CLIError.usage(command.name, "Option '\(option.synopsis)' needs a value")

@@ -16,6 +16,8 @@ enum ExitCode: Int32, Sendable {
     /// A PostgreSQL server that could not be reached (not running, wrong host or port, network
     /// down, starting up): unlike 5, trying again later may work.
     case serverUnreachable = 6
+    /// A write of a key that an administrator's forced file holds: nothing was written.
+    case forced = 7
 }
 
 /// A failure that ends the command: its exit status and one line for stderr that names the file

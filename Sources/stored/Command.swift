@@ -22,7 +22,7 @@ struct Command: Sendable {
     /// Every command that takes a STORE also takes `--namespace`, for a PostgreSQL one.
     static let all: [Command] =
         ([
-            .read, .readType, .write, .delete, .rename, .keys, .find,
+            .read, .readType, .write, .delete, .rename, .keys, .find, .layers,
             .export, .import, .watch, .info, .check, .convert, .namespaces, .postgresSetup, .help,
         ] as [Command]).map { command in
             guard command.arguments.contains("STORE") || command.name == "convert" else { return command }

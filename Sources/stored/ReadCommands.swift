@@ -2,34 +2,6 @@ import StoredKit
 
 // Commands that only read: they never create, repair or move a store.
 extension Command {
-    static let read = Command(
-        name: "read",
-        arguments: "STORE [KEY]",
-        summary: "Print the whole store or one value, typed and readable",
-        discussion: """
-            Prints every key with its value, sorted by key, or only the value of KEY.
-            Strings are quoted; reals always show a '.', an exponent, nan or inf; dates are ISO 8601 UTC;
-            data is <hex>; arrays and dictionaries list one element per line, indented.
-            With --json the output is the JSON form that 'stored import' and 'write --json' read.
-            """,
-        options: [OptionSpec("json", "Print JSON (tagged form for dates, data and non-finite reals).")],
-        examples: ["stored read prefs.plist", "stored read prefs.sqlite sidebar", "stored read com.example.app --json"],
-        positionalCount: 1...2
-    ) { arguments, console in
-        let location = try StoreLocation(arguments)
-        let store = try location.openExisting()
-        let asJSON = arguments.has("json")
-        guard arguments.positionals.count == 2 else {
-            let values = store.dictionaryRepresentation()
-            let text = asJSON ? StoredValueJSON.encode(.dictionary(values), prettyPrinted: true) : ValuePrinter.store(values)
-            if !text.isEmpty { console.print(text) }
-            return
-        }
-        let value = try storedValue(store, arguments.positionals[1], location)
-        console.print(
-            asJSON ? StoredValueJSON.encode(value, prettyPrinted: true) : ValuePrinter.lines(value).joined(separator: "\n"))
-    }
-
     static let readType = Command(
         name: "read-type",
         arguments: "STORE KEY",

@@ -135,6 +135,17 @@ struct StoreLocation: Sendable {
         return store
     }
 
+    /// Opens an existing store that reads each key through `stack` too: the effective values an
+    /// app with those layers sees. A layer file that cannot be read stops the command (status 2).
+    func openExisting(through stack: LayerStack, watching: Bool = false) throws -> PreferenceStore {
+        guard !stack.isEmpty else { return try openExisting(watching: watching) }
+        try requireExisting()
+        let store = try PreferenceStore(backend(creating: false), layers: stack.layers, durability: .immediate)
+        if !watching { store.backend.stopWatching() }
+        try stack.requireReadableFiles(store)
+        return store
+    }
+
     /// Opens the store for writing, creating it when it does not exist yet. Every write is
     /// durable when the command ends.
     func openForWriting(plistFormat: PlistFormat? = nil) throws -> PreferenceStore {

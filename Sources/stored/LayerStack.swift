@@ -1,0 +1,115 @@
+import Foundation
+import StoredKit
+
+/// The layers a command reads around a STORE: a suite name's standard files (those of
+/// `PreferenceStore.standard`: the forced file and the XDG and "any user" defaults, never `stored`'s
+/// own arguments), then `--forced FILE`, `--defaults FILE` (both repeatable) and `--env-prefix P`.
+/// The user's store itself is not a layer here: commands open it as they always did.
+///
+/// ```swift
+/// let stack = try LayerStack(arguments, for: location, command: "read")
+/// stack.layers.map(\.description)  //=> ["forced: /etc/storedkit/forced/app.plist", "defaults: /etc/xdg/app.plist", ...]
+/// ```
+struct LayerStack: Sendable {
+    /// The layers in the order a store reads them (forced, environment, then defaults below the user).
+    let layers: [PreferenceLayer]
+    /// The command whose options built the stack, for usage messages.
+    let command: String
+    /// The environment layer's prefix (`--env-prefix`) and the variables it reads, by name.
+    let environmentPrefix: String?
+    let environmentVariables: [String: String]
+
+    /// The options every command that reads through layers accepts.
+    static let options: [OptionSpec] = [
+        OptionSpec("forced", value: "FILE", "Add an administrator's forced plist layer (repeatable)."),
+        OptionSpec("defaults", value: "FILE", "Add a defaults plist layer below the user's values (repeatable)."),
+        OptionSpec("env-prefix", value: "P", "Add an environment layer: P followed by the key (MYAPP_VOLUME)."),
+        OptionSpec("root", value: "DIR", "Look for a suite's standard layer files under DIR instead of /."),
+    ]
+
+    init(
+        _ arguments: ParsedArguments, for location: StoreLocation, command: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CLIError) {
+        self.command = command
+        var variables: [String: String] = [:]
+        var layers: [PreferenceLayer] = []
+        if let root = arguments.value("root"), !location.isSuite {
+            throw CLIError.usage(command, "--root \(root) applies to a suite name; '\(location.path)' is not one")
+        }
+        if location.isSuite {
+            let root = URL(fileURLWithPath: arguments.value("root") ?? "/")
+            // The app's launch arguments are not stored's: `arguments: nil`.
+            layers += PreferenceLayer.standard(suite: location.argument, root: root, arguments: nil, environment: environment)
+        }
+        for path in arguments.values("forced") { layers.append(.forced(.plist(at: try Self.fileURL(path, "forced", command)))) }
+        if let prefix = arguments.value("env-prefix") {
+            guard !prefix.isEmpty else { throw CLIError.usage(command, "--env-prefix needs a non-empty prefix such as MYAPP_") }
+            variables = environment.filter { $0.key.hasPrefix(prefix) }
+            layers.append(.environment(prefix: prefix, variables: variables))
+        }
+        for path in arguments.values("defaults") {
+            layers.append(.defaults(.plist(at: try Self.fileURL(path, "defaults", command))))
+        }
+        environmentPrefix = arguments.value("env-prefix")
+        environmentVariables = variables
+        // Stable: files of one role keep the order given.
+        self.layers = layers.enumerated().sorted { ($0.element.role, $0.offset) < ($1.element.role, $1.offset) }.map(\.element)
+    }
+
+    var isEmpty: Bool { layers.isEmpty }
+
+    /// The layers above the user's values, then the ones below.
+    var upper: [PreferenceLayer] { layers.filter(\.role.isAboveUser) }
+    var lower: [PreferenceLayer] { layers.filter { !$0.role.isAboveUser } }
+
+    /// The layers over an empty user layer: what a reset leaves, which keys are forced, and the
+    /// files that cannot be read (a usage error unless `tolerating` them, as `stored layers` does).
+    func view(toleratingUnreadableFiles: Bool = false) throws -> PreferenceStore {
+        let store = try PreferenceStore(MemoryBackend(), layers: layers, durability: .immediate)
+        if !toleratingUnreadableFiles { try requireReadableFiles(store) }
+        return store
+    }
+
+    /// Stops with the usage status when a layer file could not be read at open: the command would
+    /// otherwise answer as if it were empty.
+    func requireReadableFiles(_ store: PreferenceStore) throws(CLIError) {
+        for event in store.recentEvents {
+            guard case .layerFileUnreadable(let path, let reason, _) = event else { continue }
+            throw CLIError(
+                .usage,
+                "Layer file '\(path)' cannot be read: \(Self.sentence(reason)) Fix the file, or leave it out of the command. "
+                    + "Run 'stored help \(command)'.")
+        }
+    }
+
+    /// Stops with status 7, naming the file, when an administrator forces any of `keys`.
+    func requireUnforced(_ keys: some Sequence<String>, in view: PreferenceStore, advice: String = "") throws(CLIError) {
+        let forced = keys.compactMap { key in Self.forcingFile(of: key, in: view).map { (key, $0) } }
+        guard let (key, file) = forced.first else { return }
+        let named =
+            forced.count == 1
+            ? "Key '\(key)' is forced by '\(file)'"
+            : "Keys " + forced.map { "'\($0.0)' (forced by '\($0.1)')" }.joined(separator: ", ") + " are forced"
+        throw CLIError(
+            .forced,
+            "\(named): an administrator's value, which stored does not change; nothing was written. "
+                + "Ask the administrator to change that file\(advice).")
+    }
+
+    /// The file (or memory layer) that forces `key`, if one does.
+    static func forcingFile(of key: String, in view: PreferenceStore) -> String? {
+        if case .forced(let location) = view.source(forKey: key) { return location }
+        return nil
+    }
+
+    /// `reason` ending with exactly one full stop.
+    private static func sentence(_ reason: String) -> String {
+        reason.hasSuffix(".") ? reason : reason + "."
+    }
+
+    private static func fileURL(_ path: String, _ option: String, _ command: String) throws(CLIError) -> URL {
+        guard !path.isEmpty else { throw CLIError.usage(command, "--\(option) needs a file path") }
+        return URL(fileURLWithPath: path).standardizedFileURL
+    }
+}
