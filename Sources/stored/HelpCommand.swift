@@ -41,6 +41,10 @@ enum HelpText {
                                            the namespace --namespace NAME (default: default) on that
                                            server; the password (URL, PGPASSWORD, ~/.pgpass) is never shown
             Only commands that write (write, delete, rename, import, convert) create a missing store or namespace.
+            Layers: a suite NAME is read as PreferenceStore.standard reads it, through its forced file
+            (/etc/storedkit/forced/NAME.plist) and defaults files ($XDG_CONFIG_DIRS or /etc/xdg, and
+            /usr/local/etc); --forced FILE, --defaults FILE and --env-prefix P add layers to any STORE
+            (read, layers, write, delete, rename, import, export --effective, watch). See 'stored help layers'.
             A corrupt store is never repaired or moved aside: commands stop with status 4.
 
             JSON (read --json, export, import, write --json, watch --json) is plain JSON where that is exact:
@@ -51,11 +55,12 @@ enum HelpText {
             Exit status:
               0  success
               1  key not found (also: find matched nothing)
-              2  usage error: unknown command or option, wrong number of arguments
+              2  usage error: unknown command or option, wrong number of arguments, a layer file that cannot be read
               3  invalid value or input file (--int abc, malformed JSON or import file, a key that exists, a valid store file holding what StoredKit cannot read)
               4  corrupt store
               5  I/O or permission error, or a store that does not exist
               6  PostgreSQL server unreachable (not running, wrong host or port, starting up); try again later
+              7  key forced by an administrator (a suite's forced file, or --forced FILE): nothing was written
               130  ended by SIGINT (Ctrl-C), 143  ended by SIGTERM: pending writes flushed (at most 5 s), connections closed
 
             Errors go to stderr as one line naming the file or key and what to do.

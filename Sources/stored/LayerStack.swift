@@ -84,6 +84,12 @@ struct LayerStack: Sendable {
     }
 
     /// Stops with status 7, naming the file, when an administrator forces any of `keys`.
+    func requireUnforced(_ keys: [String], advice: String = "") throws {
+        guard !isEmpty, !keys.isEmpty else { return }
+        try requireUnforced(keys, in: try view(), advice: advice)
+    }
+
+    /// ``requireUnforced(_:advice:)`` against a view already open.
     func requireUnforced(_ keys: some Sequence<String>, in view: PreferenceStore, advice: String = "") throws(CLIError) {
         let forced = keys.compactMap { key in Self.forcingFile(of: key, in: view).map { (key, $0) } }
         guard let (key, file) = forced.first else { return }

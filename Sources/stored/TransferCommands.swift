@@ -34,21 +34,33 @@ extension Command {
             'stored export A - | stored import B -' copies a store exactly. An XML plist cannot
             hold fractions of a second or the control characters XML forbids: such a value is
             refused by name (status 3) and nothing is written; use --format binary or json.
+            The export is the user's own values (a backup to import later), whatever the layers say;
+            --effective exports what an app reads instead: every key through the layers (see 'stored
+            help read'), environment text as strings.
             """,
-        options: [OptionSpec("format", value: "json|xml|binary", "The output format (default: json).")],
+        options: [
+            OptionSpec("format", value: "json|xml|binary", "The output format (default: json)."),
+            OptionSpec("effective", "Export the values read through the layers, not the user's own."),
+        ] + LayerStack.options,
         examples: [
             "stored export prefs.sqlite backup.json", "stored export prefs.plist - --format xml",
             "stored export postgresql://app@db/prefs --namespace user:42 backup.json",
+            "stored export com.example.app effective.json --effective --env-prefix MYAPP_",
         ],
         positionalCount: 1...2
     ) { arguments, console in
         let location = try StoreLocation(arguments)
+        let stack = try LayerStack(arguments, for: location, command: "export")
+        if !arguments.has("effective"), let option = LayerStack.options.first(where: { arguments.value($0.name) != nil }) {
+            throw CLIError.usage(
+                "export", "--\(option.name) adds a layer, which only --effective exports; a backup is the user's values alone")
+        }
         let destination = arguments.positionals.count == 2 ? arguments.positionals[1] : "-"
         let target = try FileArgument(destination)
         let format =
             arguments.value("format") == nil && destination != "-"
             ? ExportFormat(fileName: destination) : try ExportFormat(option: arguments.value("format"), command: "export")
-        let store = try location.openExisting()
+        let store = arguments.has("effective") ? try location.openExisting(through: stack) : try location.openExisting()
         try PlistBytes.requireDistinctKeys(store.recentEvents, command: "export")
         let values = store.dictionaryRepresentation()
         if format == .xml {
@@ -82,23 +94,46 @@ extension Command {
             of it, then replaces the store's contents in one transaction: afterwards the store holds
             exactly the file's keys. With --merge, keys missing from the file are kept.
             A malformed file changes nothing (status 3). Creates the store if needed.
+            If an administrator forces a key the import would set or remove, nothing is imported
+            (status 7, naming the keys and files); with --skip-forced the other keys are imported and
+            each forced one is reported and left as it is.
             """,
-        options: [OptionSpec("merge", "Keep keys that the file does not mention.")],
+        options: [
+            OptionSpec("merge", "Keep keys that the file does not mention."),
+            OptionSpec("skip-forced", "Import every key but the forced ones, reporting each."),
+        ] + LayerStack.options,
         examples: [
             "stored import prefs.sqlite backup.json", "stored export old.plist - | stored import new.sqlite -",
             "stored import postgresql://app@db/prefs --namespace user:42 backup.json",
         ],
         positionalCount: 2...2
-    ) { arguments, _ in
+    ) { arguments, console in
         let location = try StoreLocation(arguments)
+        let stack = try LayerStack(arguments, for: location, command: "import")
         let values = try ImportFile.read(arguments.positionals[1])
         if location.kind == .plist { try PlistBytes.requireExact(values, in: location, format: location.existingPlistFormat) }
+        let layers = stack.isEmpty ? nil : try stack.view()
         let store = try location.openForWriting()
+        var skipped: [(key: String, file: String)] = []
         try store.transaction { transaction in
+            // `nil` removes: the keys the store holds and the file does not, unless merging.
+            var writes: [String: StoredValue?] = values
             if !arguments.has("merge") {
-                for key in transaction.keys where values[key] == nil { transaction.setStoredValue(nil, forKey: key) }
+                for key in transaction.keys where values[key] == nil { writes[key] = .some(nil) }
             }
-            for (key, value) in values { transaction.setStoredValue(value, forKey: key) }
+            if let layers, arguments.has("skip-forced") {
+                skipped = writes.keys.sorted().compactMap { key in
+                    LayerStack.forcingFile(of: key, in: layers).map { (key, $0) }
+                }
+                for (key, _) in skipped { writes.removeValue(forKey: key) }
+            } else if let layers {
+                try stack.requireUnforced(
+                    writes.keys.sorted(), in: layers, advice: ", or pass --skip-forced to import the other keys")
+            }
+            for (key, value) in writes { transaction.setStoredValue(value, forKey: key) }
+        }
+        for (key, file) in skipped {
+            console.error("skipped key '\(key)': forced by '\(file)'; the store's value of it was left as it was.")
         }
     }
 

@@ -15,20 +15,29 @@ extension Command {
             those keys. With --json each line is a JSON object: key, old, new (left out when there is no
             value), origin and time. 'Watching ...' goes to stderr once watching has started, and so
             does every diagnostics event as a 'warning:' line: a value that does not decode, a failed
-            reload, a PostgreSQL connection lost and restored.
+            reload, a PostgreSQL connection lost and restored, a key that became forced.
+            Changes are those of the values an app reads through the store's layers (see 'stored help
+            read'): an administrator's edit of a forced or defaults file is one. When the store has layers,
+            each line ends with the layer the new value comes from, '(external, forced:FILE)', and a
+            JSON line has 'layer' and 'location'.
             """,
         options: [
             OptionSpec("json", "Print JSON lines."),
             OptionSpec("count", value: "N", "Exit after N changes."),
+        ] + LayerStack.options,
+        examples: [
+            "stored watch prefs.sqlite", "stored watch com.example.app volume --count 1 --json",
+            "stored watch prefs.plist --forced /etc/myapp/forced.plist",
         ],
-        examples: ["stored watch prefs.sqlite", "stored watch com.example.app volume --count 1 --json"],
         positionalCount: 1...Int.max
     ) { arguments, console in
         let location = try StoreLocation(arguments)
         let keys = Set(arguments.positionals.dropFirst())
         let limit = try changeLimit(arguments.value("count"))
-        let store = try location.openExisting(watching: true)
-        let printer = ChangePrinter(asJSON: arguments.has("json"), console: console)
+        let stack = try LayerStack(arguments, for: location, command: "watch")
+        let store = try location.openExisting(through: stack, watching: true)
+        let printer = ChangePrinter(
+            asJSON: arguments.has("json"), console: console, layers: stack.isEmpty ? nil : (store, location))
         let finished = DispatchSemaphore(value: 0)
         // Subscribing now, before announcing, means no change after the announcement is missed.
         let changes = store.changes
@@ -68,6 +77,8 @@ extension Command {
 struct ChangePrinter: Sendable {
     let asJSON: Bool
     let console: Console
+    /// The store asked where a new value comes from, when it has layers.
+    var layers: (store: PreferenceStore, location: StoreLocation)? = nil
 
     func print(_ change: Change) {
         console.print(asJSON ? json(change) : text(change))
@@ -76,7 +87,8 @@ struct ChangePrinter: Sendable {
     func text(_ change: Change) -> String {
         let old = change.oldValue.map(ValuePrinter.oneLine) ?? "(none)"
         let new = change.newValue.map(ValuePrinter.oneLine) ?? "(none)"
-        return "\(ValuePrinter.keyText(change.key)): \(old) -> \(new) (\(change.origin))"
+        let source = source(of: change).map { ", " + SourcePrinter.origin($0.source, user: $0.location) } ?? ""
+        return "\(ValuePrinter.keyText(change.key)): \(old) -> \(new) (\(change.origin)\(source))"
     }
 
     func json(_ change: Change) -> String {
@@ -87,6 +99,17 @@ struct ChangePrinter: Sendable {
         ]
         fields["old"] = change.oldValue
         fields["new"] = change.newValue
+        if let (source, location) = source(of: change) {
+            fields.merge(SourcePrinter.fields(nil, source, user: location)) { _, layer in layer }
+        }
         return StoredValueJSON.encode(.dictionary(fields))
+    }
+
+    /// The layer the new value comes from, as the store sees it when the line is printed; `nil`
+    /// without layers, or when no layer holds the key any more.
+    private func source(of change: Change) -> (source: ValueSource, location: StoreLocation)? {
+        guard let (store, location) = layers, change.newValue != nil else { return nil }
+        let source = store.source(forKey: change.key)
+        return source == .keyDefault ? nil : (source, location)
     }
 }

@@ -10,8 +10,10 @@ extension Command {
         discussion: """
             Stores VALUE under KEY, replacing any value there. Without a type option VALUE is a string.
             Write a VALUE that starts with '-' after '--': stored write prefs.plist name -- --dash
+            A key an administrator forces (a suite's forced file, or --forced FILE) is not written
+            (status 7, naming the file).
             """,
-        options: ValueType.allCases.map { OptionSpec($0.rawValue, $0.help) },
+        options: ValueType.allCases.map { OptionSpec($0.rawValue, $0.help) } + LayerStack.options,
         examples: [
             "stored write prefs.plist volume 0.8 --double",
             "stored write prefs.sqlite launchCount 3 --int",
@@ -26,6 +28,7 @@ extension Command {
         let location = try StoreLocation(arguments)
         let key = try validKey(arguments.positionals[1])
         let value = try ValueParser.parse(arguments.positionals[2], as: types.first ?? .string, key: key)
+        try LayerStack(arguments, for: location, command: "write").requireUnforced([key])
         let store = try location.openForWriting()
         try store.transaction { $0.setStoredValue(value, forKey: key) }
         if location.kind == .plist,
@@ -41,9 +44,10 @@ extension Command {
         summary: "Remove keys, or every key with --all",
         discussion: """
             Removes the keys without asking. If any KEY is missing nothing is removed (status 1).
-            Clearing the whole store needs --all.
+            Clearing the whole store needs --all. If an administrator forces any key it would remove,
+            nothing is removed (status 7, naming the file).
             """,
-        options: [OptionSpec("all", "Remove every key.")],
+        options: [OptionSpec("all", "Remove every key.")] + LayerStack.options,
         examples: ["stored delete prefs.plist volume theme", "stored delete prefs.sqlite --all"],
         positionalCount: 1...Int.max
     ) { arguments, _ in
@@ -53,6 +57,9 @@ extension Command {
         if all == !keys.isEmpty {
             throw CLIError.usage("delete", all ? "Give keys or --all, not both" : "Give the keys to delete, or --all")
         }
+        let stack = try LayerStack(arguments, for: location, command: "delete")
+        let layers = stack.isEmpty ? nil : try stack.view()
+        if let layers { try stack.requireUnforced(keys, in: layers) }
         guard try location.exists else {
             if all { return }  // nothing to clear, and deleting must not create a store
             throw CLIError.keyNotFound(keys[0], in: location)
@@ -60,6 +67,7 @@ extension Command {
         let store = try location.openForWriting()
         try store.transaction { transaction in
             let doomed = all ? transaction.keys : keys
+            if let layers, all { try stack.requireUnforced(doomed, in: layers) }
             if let missing = doomed.first(where: { transaction.storedValue(forKey: $0) == nil }) {
                 throw CLIError.keyNotFound(missing, in: location)
             }
@@ -73,15 +81,16 @@ extension Command {
         summary: "Rename a key atomically",
         discussion: """
             Moves the value of OLD to NEW in one transaction. Fails (status 3) if NEW already exists,
-            unless --overwrite is given.
+            unless --overwrite is given. A forced OLD or NEW changes nothing (status 7).
             """,
-        options: [OptionSpec("overwrite", "Replace the value of NEW if it exists.")],
+        options: [OptionSpec("overwrite", "Replace the value of NEW if it exists.")] + LayerStack.options,
         examples: ["stored rename prefs.plist tabs sidebar"],
         positionalCount: 3...3
     ) { arguments, _ in
         let location = try StoreLocation(arguments)
         let old = arguments.positionals[1]
         let new = try validKey(arguments.positionals[2])
+        try LayerStack(arguments, for: location, command: "rename").requireUnforced([old, new])
         guard try location.exists else { throw CLIError.keyNotFound(old, in: location) }
         let store = try location.openForWriting()
         try store.transaction { transaction in
