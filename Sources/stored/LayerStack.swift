@@ -116,6 +116,7 @@ struct LayerStack: Sendable {
 
     private static func fileURL(_ path: String, _ option: String, _ command: String) throws(CLIError) -> URL {
         guard !path.isEmpty else { throw CLIError.usage(command, "--\(option) needs a file path") }
-        return URL(fileURLWithPath: path).standardizedFileURL
+        // Not a directory URL even when a directory is there: the layer names a file, and messages show it as given.
+        return URL(fileURLWithPath: path, isDirectory: false).standardizedFileURL
     }
 }

@@ -11,8 +11,8 @@ extension Command {
             Prints one line per layer in the order a key resolves: forced, environment, the user's
             store, defaults. Each line shows the layer, its file (or the variables' prefix), whether the
             file exists (or how many variables are set) and whether it is read-only: every layer but the
-            user's is, to StoredKit. A file that cannot be read is shown as unreadable with the reason,
-            and a forced file the running user may write is reported on stderr.
+            user's is, to StoredKit. A file that cannot be read is shown as unreadable (the reason goes to
+            stderr, and to 'problem' in JSON), and a forced file the running user may write is reported on stderr.
             A suite name has the standard files of PreferenceStore.standard; the options add more.
             The store itself need not exist.
             """,
@@ -36,6 +36,9 @@ extension Command {
         } else {
             console.print(LayerRow.table(rows))
         }
+        for row in rows {
+            if let problem = row.problem { console.error("warning: '\(row.location)' cannot be read: \(problem)") }
+        }
         for case .forcedFileWritable(let path) in view.recentEvents {
             console.error("warning: the forced file '\(path)' can be written by you, so it locks nothing against you.")
         }
@@ -50,7 +53,7 @@ extension Command {
 struct LayerRow {
     let role: String
     let location: String
-    /// `exists`, `missing`, `unreadable: …`, or `N variables` for the environment.
+    /// `exists`, `missing`, `unreadable` (the reason is `problem`), or `N variables` for the environment.
     let state: String
     let exists: Bool
     let isReadOnly: Bool
@@ -64,7 +67,7 @@ struct LayerRow {
             let path = url.path(percentEncoded: false)
             exists = FileManager.default.fileExists(atPath: path)
             problem = problems[path]
-            state = problem.map { "unreadable: \($0)" } ?? (exists ? "exists" : "missing")
+            state = problem == nil ? (exists ? "exists" : "missing") : "unreadable"
         } else {
             let count = layer.role == .environment ? stack.environmentVariables.count : 0
             exists = count > 0

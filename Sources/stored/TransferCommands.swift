@@ -51,7 +51,9 @@ extension Command {
     ) { arguments, console in
         let location = try StoreLocation(arguments)
         let stack = try LayerStack(arguments, for: location, command: "export")
-        if !arguments.has("effective"), let option = LayerStack.options.first(where: { arguments.value($0.name) != nil }) {
+        // --root only moves a suite's standard files, which a backup ignores anyway.
+        let layerOption = LayerStack.options.first { $0.name != "root" && arguments.value($0.name) != nil }
+        if !arguments.has("effective"), let option = layerOption {
             throw CLIError.usage(
                 "export", "--\(option.name) adds a layer, which only --effective exports; a backup is the user's values alone")
         }

@@ -67,4 +67,26 @@ struct InspectingStoresExamples {
         let check = try stored.run("check", "prefs.plist")
         #expect(check.stdout.hasSuffix("is sound: plist, 4 keys.\n"))
     }
+
+    /// "Where a value comes from": the layers session, with the example's files in the example directory.
+    @Test func layersSayWhereAValueComesFrom() throws {
+        let stored = try makeStore()
+        #expect(try stored.run("write", "forced.plist", "volume", "0.3", "--double").status == 0)
+        #expect(try stored.run("write", "defaults.plist", "volume", "0.5", "--double").status == 0)
+        let forced = stored.directory.file("forced.plist").path
+        let layers = try stored.run("layers", "prefs.sqlite", "--forced", "forced.plist", "--defaults", "defaults.plist")
+        #expect(layers.stdout.split(separator: "\n").map { $0.split(separator: " ").first } == ["forced", "user", "defaults"])
+        #expect(
+            try stored.run("read", "prefs.sqlite", "volume", "--source", "--forced", "forced.plist").stdout
+                == "forced:\(forced)\t0.3\n")
+        #expect(try stored.run("read", "prefs.sqlite", "volume", "--user").stdout == "0.8\n")
+        #expect(try stored.run("read", "prefs.sqlite", "volume", "--default", "--defaults", "defaults.plist").stdout == "0.5\n")
+        let refused = try stored.run("write", "prefs.sqlite", "volume", "0.9", "--double", "--forced", "forced.plist")
+        #expect(refused.status == 7)
+        #expect(refused.stderr.hasPrefix("stored: Key 'volume' is forced by '\(forced)'"))
+        #expect(try stored.run("export", "prefs.sqlite", "backup.json").status == 0)
+        let skipped = try stored.run("import", "prefs.sqlite", "backup.json", "--skip-forced", "--forced", "forced.plist")
+        #expect(skipped.status == 0)
+        #expect(skipped.stderr.hasPrefix("stored: skipped key 'volume': forced by '\(forced)'"))
+    }
 }

@@ -91,4 +91,21 @@ struct LayersExamples {
             layers: PreferenceLayer.standard(suite: "app", root: temporaryRoot, arguments: nil, environment: [:]))
         #expect(standardLike.keys.isEmpty)
     }
+
+    @Test func aStackListsItsLayersInReadingOrder() throws {
+        let layers: [PreferenceLayer] = [
+            .defaults(.plist(at: URL(filePath: "/etc/xdg/myapp/defaults.plist"))),
+            .environment(prefix: "MYAPP_", variables: [:]),
+            .forced(.plist(at: URL(filePath: "/etc/xdg/myapp/forced.plist"))),
+        ]
+        let listed = layers.sorted(by: { $0.role < $1.role }).map(\.description)
+        #expect(
+            listed == [
+                "forced: /etc/xdg/myapp/forced.plist", "environment: MYAPP_*", "defaults: /etc/xdg/myapp/defaults.plist",
+            ])
+        #expect(layers[0].fileURL?.path == "/etc/xdg/myapp/defaults.plist")
+        #expect(layers[1].fileURL == nil)
+        #expect(layers.map(\.role.isAboveUser) == [false, true, true])
+        #expect(PreferenceLayer.arguments(["app"]).location == "-key value")
+    }
 }

@@ -48,9 +48,10 @@ struct StoredProcess {
         try run(arguments, input: input)
     }
 
+    /// Runs `stored` with `environment` added to the test's own (`MYAPP_VOLUME` for an environment layer).
     @discardableResult
-    func run(_ arguments: [String], input: Data? = nil) throws -> Outcome {
-        let process = try makeProcess(arguments)
+    func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Outcome {
+        let process = try makeProcess(arguments, environment: environment)
         let output = Pipe()
         let errors = Pipe()
         let stdin = Pipe()
@@ -80,13 +81,14 @@ struct StoredProcess {
             errorOutput: String(decoding: errorData.bytes.withLock { $0 }, as: UTF8.self))
     }
 
-    func makeProcess(_ arguments: [String]) throws -> Process {
+    func makeProcess(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = try Self.binary()
         process.arguments = arguments
         process.currentDirectoryURL = scratch
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = scratch.path
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         return process
     }

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// Bad layer options and layer files: the usage status, one line naming the option or file, the store unchanged.
+@Suite("bad input: layers")
+struct LayerBadInputTests {
+    static let cases: [BadInputTests.Case] = [
+        BadInputTests.Case(arguments: ["read", "STORE", "--forced"], status: 2, message: "'--forced FILE' needs a value"),
+        BadInputTests.Case(arguments: ["read", "STORE", "--defaults"], status: 2, message: "'--defaults FILE' needs a value"),
+        BadInputTests.Case(arguments: ["layers", "STORE", "--env-prefix"], status: 2, message: "'--env-prefix P' needs a value"),
+        BadInputTests.Case(arguments: ["read", "STORE", "--env-prefix", ""], status: 2, message: "non-empty prefix"),
+        BadInputTests.Case(arguments: ["write", "STORE", "a", "1", "--forced", ""], status: 2, message: "--forced needs a file"),
+        BadInputTests.Case(
+            arguments: ["layers", "STORE", "--forced-file", "f"], status: 2, message: "Unknown option '--forced-file'"),
+        BadInputTests.Case(arguments: ["import", "STORE", "-", "--skip"], status: 2, message: "Unknown option '--skip'"),
+        BadInputTests.Case(arguments: ["read", "STORE", "--root", "/tmp"], status: 2, message: "--root /tmp applies to a suite"),
+        BadInputTests.Case(
+            arguments: ["read", "STORE", "count", "--user", "--default"], status: 2, message: "--user or --default"),
+        BadInputTests.Case(arguments: ["export", "STORE", "-", "--defaults", "d.plist"], status: 2, message: "only --effective"),
+    ]
+
+    @Test("each bad layer option: status 2, a clear message, the store unchanged", arguments: storeNames, cases)
+    func badOption(store: String, bad: BadInputTests.Case) throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", store, "count", "1", "--int")
+        let before = try #require(cli.bytes(store))
+        let outcome = try cli.run(bad.arguments.map { $0 == "STORE" ? store : $0 })
+        #expect(outcome.status == bad.status, "\(outcome)")
+        #expect(outcome.errorOutput.contains(bad.message), "\(outcome)")
+        #expect(outcome.errorOutput.hasPrefix("stored: ") && outcome.errorOutput.filter { $0 == "\n" }.count == 1)
+        #expect(cli.bytes(store) == before)
+    }
+
+    /// Commands that read through layers, each given a layer file that cannot be read.
+    static let layeredCommands: [[String]] = [
+        ["read", "STORE"], ["read", "STORE", "count", "--source"], ["read", "STORE", "count", "--default"],
+        ["write", "STORE", "count", "2", "--int"], ["delete", "STORE", "count"], ["delete", "STORE", "--all"],
+        ["rename", "STORE", "count", "total"], ["import", "STORE", "-"], ["export", "STORE", "out.json", "--effective"],
+        ["watch", "STORE", "--count", "1"],
+    ]
+
+    @Test("an unreadable or corrupt layer file: status 2 naming it, nothing written", arguments: storeNames)
+    func unreadableLayerFile(store: String) throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", store, "count", "1", "--int")
+        try cli.write(#"<?xml version="1.0"?><plist version="1.0"><dict><key>count</key>"#, to: "corrupt.plist")
+        try cli.write("", to: "empty.plist")  // a half-written save
+        try cli.write("[1, 2]", to: "array.plist")
+        try FileManager.default.createDirectory(atPath: cli.path("directory.plist"), withIntermediateDirectories: false)
+        let before = try #require(cli.bytes(store))
+        for (option, file) in [
+            ("--forced", "corrupt.plist"), ("--defaults", "empty.plist"), ("--forced", "directory.plist"),
+            ("--defaults", "array.plist"),
+        ] {
+            for command in Self.layeredCommands {
+                let arguments = command.map { $0 == "STORE" ? store : $0 } + [option, file]
+                let outcome = try cli.run(arguments, input: Data(#"{"count": 5}"#.utf8))
+                #expect(outcome.status == 2, "\(arguments): \(outcome)")
+                #expect(outcome.errorOutput.contains("Layer file '\(cli.path(file))"), "\(arguments): \(outcome)")
+                #expect(outcome.errorOutput.filter { $0 == "\n" }.count == 1, "\(arguments): \(outcome)")
+                #expect(cli.bytes(store) == before, "\(arguments)")
+            }
+            // `layers` is how to find out: it shows the file as unreadable and succeeds.
+            let layers = try cli.run("layers", store, option, file)
+            #expect(layers.status == 0, "\(layers)")
+            #expect(layers.lines.contains { $0.contains(cli.path(file)) && $0.contains(" unreadable ") }, "\(layers)")
+            #expect(layers.errorOutput.contains("'\(cli.path(file))' cannot be read: "), "\(layers)")
+        }
+        #expect(cli.bytes("out.json") == nil)
+    }
+}

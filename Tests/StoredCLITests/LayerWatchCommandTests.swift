@@ -1,0 +1,65 @@
+import Foundation
+import StoredKitTestSupport
+import Testing
+
+@Suite("watch through layers")
+struct LayerWatchCommandTests {
+    /// Runs `command` as a second process, as an administrator's shell would.
+    func shell(_ command: String, in cli: StoredProcess) throws {
+        let (status, _) = try ExternalCommand.run("/bin/sh", ["-c", "cd '\(cli.scratch.path)' && \(command)"])
+        #expect(status == 0, "\(command)")
+    }
+
+    @Test("an administrator's edit of the forced or defaults file is a change with its layer", arguments: storeNames)
+    func layerEditsWithTheirSource(store: String) throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "forced.plist", "volume", "0.3", "--double")
+        try cli.run("write", "a.plist", "theme", "dark")
+        try cli.run("write", "new-forced.plist", "volume", "0.1", "--double")
+        try cli.run("write", "new-defaults.plist", "theme", "light")
+        try cli.run("write", store, "volume", "0.8", "--double")
+        let watcher = try StoredWatcher(
+            [store, "--forced", "forced.plist", "--defaults", "a.plist", "--count", "3"], cli: cli)
+        watcher.waitForError("Watching")
+        // Replaced by an atomic rename, as an editor or a configuration tool saves it.
+        try shell("cp new-forced.plist forced.tmp && mv forced.tmp forced.plist", in: cli)
+        watcher.waitForLines(1)
+        // Rewritten in place.
+        try shell("cat new-defaults.plist > a.plist", in: cli)
+        watcher.waitForLines(2)
+        // The user's value of a forced key changes nothing anyone reads: no line.
+        #expect(try cli.run("write", store, "volume", "0.9", "--double").status == 0)
+        #expect(try cli.run("write", store, "name", "Cy").status == 0)
+        let (status, lines) = watcher.finish()
+        #expect(status == 0)
+        #expect(
+            lines == [
+                "volume: 0.3 -> 0.1 (external, forced:\(cli.path("forced.plist")))",
+                "theme: \"dark\" -> \"light\" (external, defaults:\(cli.path("a.plist")))",
+                "name: (none) -> \"Cy\" (external, user:\(cli.path(store)))",
+            ])
+    }
+
+    @Test("a key that stops being forced: the JSON line names the layer it comes from now")
+    func unforcedKeyAsJSON() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "forced.plist", "volume", "0.3", "--double")
+        try cli.run("write", "forced.plist", "other", "1", "--int")
+        try cli.run("write", "prefs.sqlite", "volume", "0.8", "--double")
+        let watcher = try StoredWatcher(["prefs.sqlite", "--forced", "forced.plist", "--json", "--count", "1"], cli: cli)
+        watcher.waitForError("Watching")
+        // Another process removes the key from the forced file (replacing it atomically).
+        #expect(try cli.run("delete", "forced.plist", "volume").status == 0)
+        let (status, lines) = watcher.finish()
+        #expect(status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+        #expect(object["key"] as? String == "volume")
+        #expect(object["old"] as? Double == 0.3)
+        #expect(object["new"] as? Double == 0.8)
+        #expect(object["origin"] as? String == "external")
+        #expect(object["layer"] as? String == "user")
+        #expect(object["location"] as? String == cli.path("prefs.sqlite"))
+    }
+}
