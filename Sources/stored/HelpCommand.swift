@@ -44,7 +44,8 @@ enum HelpText {
             Layers: a suite NAME is read as PreferenceStore.standard reads it, through its forced file
             (/etc/storedkit/forced/NAME.plist) and defaults files ($XDG_CONFIG_DIRS or /etc/xdg, and
             /usr/local/etc); --forced FILE, --defaults FILE and --env-prefix P add layers to any STORE
-            (read, layers, write, delete, rename, import, export --effective, watch). See 'stored help layers'.
+            (read, read-type, keys, find, layers, write, delete, rename, import, export --effective, watch).
+            See 'stored help layers'.
             A corrupt store is never repaired or moved aside: commands stop with status 4.
 
             JSON (read --json, export, import, write --json, watch --json) is plain JSON where that is exact:

@@ -6,12 +6,16 @@ extension Command {
         name: "read-type",
         arguments: "STORE KEY",
         summary: "Print the type of one value",
-        discussion: "Prints one of: string, integer, real, boolean, date, data, array, dictionary.",
+        discussion: """
+            Prints one of: string, integer, real, boolean, date, data, array, dictionary.
+            The value is read through the store's layers, as 'read' reads it.
+            """,
+        options: LayerStack.options,
         examples: ["stored read-type prefs.plist volume"],
         positionalCount: 2...2
     ) { arguments, console in
         let location = try StoreLocation(arguments)
-        let store = try location.openExisting()
+        let store = try location.openExisting(through: LayerStack(arguments, for: location, command: "read-type"))
         console.print(try storedValue(store, arguments.positionals[1], location).typeName)
     }
 
@@ -19,12 +23,18 @@ extension Command {
         name: "keys",
         arguments: "STORE",
         summary: "Print every key, one a line",
-        discussion: "Prints the keys sorted; with --json, a JSON array of strings.",
-        options: [OptionSpec("json", "Print a JSON array.")],
-        examples: ["stored keys prefs.sqlite"],
+        discussion: """
+            Prints the keys sorted; with --json, a JSON array of strings. Keys of the store's layers
+            count, as 'read' shows them; --user lists the store's own keys only.
+            """,
+        options: [OptionSpec("json", "Print a JSON array."), OptionSpec("user", "List the store's own keys only.")]
+            + LayerStack.options,
+        examples: ["stored keys prefs.sqlite", "stored keys com.example.app --user"],
         positionalCount: 1...1
     ) { arguments, console in
-        let store = try StoreLocation(arguments).openExisting()
+        let location = try StoreLocation(arguments)
+        let stack = try LayerStack(arguments, for: location, command: "keys")
+        let store = arguments.has("user") ? try location.openExisting() : try location.openExisting(through: stack)
         let keys = store.keys
         if arguments.has("json") {
             console.print(StoredValueJSON.encode(.array(keys.map(StoredValue.string))))
@@ -40,14 +50,16 @@ extension Command {
         discussion: """
             Searches key names, nested dictionary keys and every scalar value as 'read' prints it
             (strings without quotes), ignoring case, and prints each matching top-level entry.
-            Exits with status 1 when nothing matches.
+            Exits with status 1 when nothing matches. Values are read through the store's layers, as 'read'
+            reads them.
             """,
+        options: LayerStack.options,
         examples: ["stored find prefs.plist home"],
         positionalCount: 2...2
     ) { arguments, console in
         let location = try StoreLocation(arguments)
         let word = arguments.positionals[1]
-        let store = try location.openExisting()
+        let store = try location.openExisting(through: LayerStack(arguments, for: location, command: "find"))
         let matches = store.dictionaryRepresentation().filter { key, value in
             contains(word, inKey: key) || contains(word, in: value)
         }

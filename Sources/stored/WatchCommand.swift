@@ -17,9 +17,9 @@ extension Command {
             does every diagnostics event as a 'warning:' line: a value that does not decode, a failed
             reload, a PostgreSQL connection lost and restored, a key that became forced.
             Changes are those of the values an app reads through the store's layers (see 'stored help
-            read'): an administrator's edit of a forced or defaults file is one. When the store has layers,
-            each line ends with the layer the new value comes from, '(external, forced:FILE)', and a
-            JSON line has 'layer' and 'location'.
+            read'): an administrator's edit of a forced or defaults file is one. A new value from a layer
+            other than the user's store ends with that layer, '(external, forced:FILE)' (a line without one
+            is the user's own value); when the store has layers, a JSON line has 'layer' and 'location'.
             """,
         options: [
             OptionSpec("json", "Print JSON lines."),
@@ -87,7 +87,10 @@ struct ChangePrinter: Sendable {
     func text(_ change: Change) -> String {
         let old = change.oldValue.map(ValuePrinter.oneLine) ?? "(none)"
         let new = change.newValue.map(ValuePrinter.oneLine) ?? "(none)"
-        let source = source(of: change).map { ", " + SourcePrinter.origin($0.source, user: $0.location) } ?? ""
+        // The user's own values keep the form of a store without layers.
+        let source =
+            source(of: change).flatMap { $0.source == .user ? nil : ", " + SourcePrinter.origin($0.source, user: $0.location) }
+            ?? ""
         return "\(ValuePrinter.keyText(change.key)): \(old) -> \(new) (\(change.origin)\(source))"
     }
 

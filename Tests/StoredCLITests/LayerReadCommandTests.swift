@@ -124,6 +124,23 @@ struct LayerReadCommandTests {
         #expect(both.errorOutput.contains("--user or --default"), "\(both)")
     }
 
+    @Test("keys, find and read-type read through the layers too; keys --user lists the store's own", arguments: storeNames)
+    func keysFindAndReadType(store: String) throws {
+        let fixture = try LayeredFixture(store: store)
+        let cli = fixture.cli
+        defer { cli.removeScratch() }
+        func run(_ arguments: String...) throws -> Outcome {
+            try cli.run(arguments + fixture.layerOptions, environment: fixture.environment)
+        }
+        #expect(try run("keys", store).lines == ["font", "name", "own", "size", "theme", "volume"])
+        #expect(try run("keys", store, "--user").lines == ["name", "own", "volume"])
+        #expect(try run("read-type", store, "size").stdout == "integer\n")
+        #expect(try run("read-type", store, "theme").stdout == "string\n")
+        #expect(try run("find", store, "dark").stdout == "theme: \"dark\"\n")
+        #expect(try run("find", store, "Bob").stdout == "name: \"Bob\"\n")
+        #expect(try cli.run("find", store, "dark").status == 1)  // without the layers, no such value
+    }
+
     @Test("a suite name reads the standard files of PreferenceStore.standard, never stored's own arguments")
     func suiteStandardFiles() throws {
         let cli = try StoredProcess()

@@ -37,7 +37,7 @@ struct LayerWatchCommandTests {
             lines == [
                 "volume: 0.3 -> 0.1 (external, forced:\(cli.path("forced.plist")))",
                 "theme: \"dark\" -> \"light\" (external, defaults:\(cli.path("a.plist")))",
-                "name: (none) -> \"Cy\" (external, user:\(cli.path(store)))",
+                "name: (none) -> \"Cy\" (external)",  // the user's own value: no layer named
             ])
     }
 
