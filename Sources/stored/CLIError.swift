@@ -64,6 +64,7 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
         case .postgres(_, let code, _) where code.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(code):
             return .serverUnreachable
         case .backendFailed(_, _, let underlying as StoreError): return exitCode(for: underlying)
+        case .forced: return .forced
         case .typeMismatch, .unrepresentable, .refused, .keyExists, .unsupportedFile, .notStoredKitDatabase,
             .restoredWithoutHeader:
             return .invalidInput

@@ -20,7 +20,8 @@ extension Command {
             only; --default what a reset would leave (every layer but the user's).
             --source prints, like 'git config --show-origin', the layer of each value before it:
             forced:FILE, environment:VARIABLE, user:STORE or defaults:FILE, a tab, then the value on one
-            line ('key: value' for the whole store). A key only the environment holds is shown when
+            line ('key: value' for the whole store); with --json, an object with value, layer and
+            location (for the whole store, one per key). A key only the environment holds is shown when
             KEY names it; other variables with the prefix are listed on stderr.
             """,
         options: [

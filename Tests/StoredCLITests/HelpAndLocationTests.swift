@@ -10,8 +10,8 @@ struct HelpAndLocationTests {
         let help = try cli.run("help")
         #expect(help.status == 0)
         for command in [
-            "read", "read-type", "write", "delete", "rename", "keys", "find", "export", "import", "watch", "info", "check",
-            "convert",
+            "read", "read-type", "write", "delete", "rename", "keys", "find", "layers", "export", "import", "watch", "info",
+            "check", "convert",
         ] {
             #expect(help.lines.contains { $0.hasPrefix("  \(command) ") }, "\(command)")
         }
