@@ -11,7 +11,7 @@ extension Command {
             Stores VALUE under KEY, replacing any value there. Without a type option VALUE is a string.
             Write a VALUE that starts with '-' after '--': stored write prefs.plist name -- --dash
             A key an administrator forces (a suite's forced file, or --forced FILE) is not written
-            (status 7, naming the file).
+            (status 7, naming the file); a key the --env-prefix environment hides is written, with a warning.
             """,
         options: ValueType.allCases.map { OptionSpec($0.rawValue, $0.help) } + LayerStack.options,
         examples: [
@@ -28,9 +28,15 @@ extension Command {
         let location = try StoreLocation(arguments)
         let key = try validKey(arguments.positionals[1])
         let value = try ValueParser.parse(arguments.positionals[2], as: types.first ?? .string, key: key)
-        try LayerStack(arguments, for: location, command: "write").requireUnforced([key])
+        let stack = try LayerStack(arguments, for: location, command: "write")
+        let layers = stack.isEmpty ? nil : try stack.view()
+        if let layers { try stack.requireUnforced([key], in: layers) }
         let store = try location.openForWriting()
         try store.transaction { $0.setStoredValue(value, forKey: key) }
+        // Stored, but not what an app reads while the environment holds the key.
+        if let layers, case .environment(let variable) = layers.source(forKey: key) {
+            console.error("warning: '\(key)' was written, but the environment variable \(variable) hides it from apps.")
+        }
         if location.kind == .plist,
             let loss = try? PlistBytes.firstInexactValue([key: value], format: location.existingPlistFormat)
         {

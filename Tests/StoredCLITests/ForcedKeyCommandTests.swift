@@ -46,6 +46,12 @@ struct ForcedKeyCommandTests {
         #expect(try cli.run("read", store, "--user").lines == ["name: \"Bo\"", "volume: 0.8"])
         // A defaults layer locks nothing.
         #expect(try cli.run("write", store, "volume", "0.7", "--double", "--defaults", "forced.plist").status == 0)
+        // Nor does the environment, but what it hides is said.
+        let hidden = try cli.run(
+            ["write", store, "name", "Cy", "--env-prefix", "MYAPP_"], environment: ["MYAPP_NAME": "Bob"])
+        #expect(hidden.status == 0, "\(hidden)")
+        #expect(hidden.errorOutput.contains("the environment variable MYAPP_NAME hides it"), "\(hidden)")
+        #expect(try cli.run("read", store, "name").stdout == "\"Cy\"\n")
     }
 
     @Test("an import that touches a forced key imports nothing, naming every forced key", arguments: storeNames)
