@@ -91,6 +91,30 @@ struct LayerFileWatchingTests {
         token.cancel()
     }
 
+    @Test func aForcedFileWhoseDirectoriesAppearLaterOrGoAndComeBackReachesTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        let system = directory.file("etc")
+        let forced = system.appending(path: "xdg/app/forced.plist")  // neither etc nor xdg/app exists at open
+        let store = try openStore(directory, forced: forced, defaults: directory.file("defaults.plist"))
+        let wrapper = Stored(Self.volume, store: store)
+        store.set(0.9, forKey: "volume")
+        #expect(
+            store.events { if case .layerFileUnreadable = $0 { true } else { false } }.isEmpty,
+            "a missing directory is a missing layer, not an unreadable one")
+        try shell(
+            "mkdir -p \(quoted(system))/xdg/app && cat > \(quoted(forced)).tmp && mv \(quoted(forced)).tmp \(quoted(forced))",
+            input: try layerFileData(["volume": .double(0.2)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.2 })
+        #expect(store.isForced(forKey: "volume"))
+        // The administrator removes the whole directory, then installs it again.
+        try shell("rm -r \(quoted(system))")
+        #expect(await waitUntil { wrapper.wrappedValue == 0.9 })
+        #expect(!store.isForced(forKey: "volume"))
+        try shell("mkdir -p \(quoted(system))/xdg/app && cat > \(quoted(forced))", input: try layerFileData(["volume": .double(0.3)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.3 })
+        #expect(store.isForced(forKey: "volume"))
+    }
+
     @Test func anInPlaceEditOfTheFileASymlinkPointsToReachesTheStore() async throws {
         let directory = try TemporaryDirectory()
         let elsewhere = directory.file("elsewhere")
