@@ -110,7 +110,8 @@ struct LayerFileWatchingTests {
         try shell("rm -r \(quoted(system))")
         #expect(await waitUntil { wrapper.wrappedValue == 0.9 })
         #expect(!store.isForced(forKey: "volume"))
-        try shell("mkdir -p \(quoted(system))/xdg/app && cat > \(quoted(forced))", input: try layerFileData(["volume": .double(0.3)]))
+        try shell(
+            "mkdir -p \(quoted(system))/xdg/app && cat > \(quoted(forced))", input: try layerFileData(["volume": .double(0.3)]))
         #expect(await waitUntil { wrapper.wrappedValue == 0.3 })
         #expect(store.isForced(forKey: "volume"))
     }
