@@ -42,6 +42,30 @@ struct LayerFileWatchingTests {
         _ = tokens
     }
 
+    @Test func aTypedObserverHearsALowerLayerWhenTheHighestValueDoesNotDecode() async throws {
+        let directory = try TemporaryDirectory()
+        let forced = directory.file("forced.plist")
+        let defaults = directory.file("defaults.plist")
+        try writeLayerFile(forced, ["volume": .string("loud")])  // not a Double: typed reads fall through
+        try writeLayerFile(defaults, ["volume": .double(0.5)])
+        let store = try openStore(directory, forced: forced, defaults: defaults)
+        let wrapper = Stored(Self.volume, store: store)
+        #expect(wrapper.wrappedValue == 0.5)
+        let typed = Recorder<ValueChange<Double>>()
+        let raw = Recorder<Change>()
+        let tokens = [store.observe(Self.volume) { typed.append($0) }, store.observe("volume") { raw.append($0) }]
+        try shell("cat > \(quoted(defaults))", input: try layerFileData(["volume": .double(0.6)]))
+        #expect(await typed.wait(forCount: 1))
+        #expect(typed.values.first.map { ($0.oldValue, $0.newValue, $0.origin) } ?? (0, 0, .local) == (0.5, 0.6, .external))
+        #expect(wrapper.wrappedValue == 0.6)
+        // The defaults' other keys change too, but not what `volume` reads: no second typed change.
+        try shell("cat > \(quoted(defaults))", input: try layerFileData(["volume": .double(0.6), "speed": .int(1)]))
+        #expect(await waitUntil { store.value(forKey: "speed", as: Int.self) == 1 })
+        #expect(typed.values.count == 1)
+        #expect(raw.values.isEmpty, "the highest raw value, \"loud\", never changed")
+        _ = tokens
+    }
+
     @Test func anAtomicRenameForcesAKeyAndDeletingTheFileUnforcesIt() async throws {
         let directory = try TemporaryDirectory()
         let forced = directory.file("forced.plist")  // missing: an empty layer

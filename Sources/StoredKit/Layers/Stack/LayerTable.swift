@@ -235,6 +235,20 @@ struct LayeredValue: Sendable, Equatable {
         return nil
     }
 
+    /// The value a typed read resolves from, text as its layer holds it, without reporting: two
+    /// layered values with the same one read the same.
+    func resolvedValue<Value>(decode: (StoredValue) throws -> Value) -> StoredValue? {
+        for position in 0..<count {
+            let candidate = candidate(at: position)
+            if candidate.isText, case .string(let text) = candidate.value {
+                if (try? LayerText.convert(text, typeName: "", decode: decode)) != nil { return candidate.value }
+            } else if (try? decode(candidate.value)) != nil {
+                return candidate.value
+            }
+        }
+        return nil
+    }
+
     /// The report for a value that did not decode: the user's and registered values as before layers.
     private static func failure(_ candidate: LayerTable.Candidate, key: String, typeName: String) -> StoreEvent {
         let found = "\(candidate.value.typeName) \(candidate.value)"

@@ -152,13 +152,15 @@ extension PreferenceStore.State {
         enqueueIfTopChanged(key, before, after, origin: origin)
     }
 
-    /// Queues a change when `key`'s highest value differs between `before` and `after`.
+    /// Queues a change when `key`'s highest value differs between `before` and `after`, and one
+    /// for typed observers only when a lower value changed under it (see ``Change/isBelowTop``).
     mutating func enqueueIfTopChanged(_ key: String, _ before: LayeredValue, _ after: LayeredValue, origin: Change.Origin) {
         let oldTop = before.top?.value
         let newTop = after.top?.value
-        guard oldTop != newTop else { return }
+        guard oldTop != newTop || before != after else { return }
         var change = Change(key: key, oldValue: oldTop, newValue: newTop, origin: origin)
         change.layered = (before, after)
+        change.isBelowTop = oldTop == newTop
         enqueue(change)
     }
 }
