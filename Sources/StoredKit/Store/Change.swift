@@ -47,6 +47,10 @@ public struct Change: Sendable, Equatable, CustomStringConvertible {
     /// In a store with layers, the key as every layer held it before and after: a typed observer
     /// resolves these, so text converts and a value that does not decode falls through.
     var layered: (old: LayeredValue, new: LayeredValue)? = nil
+    /// The highest value stayed as it was and a lower layer's changed. Only a typed observer can
+    /// tell whether that matters (the highest value may not decode as its type, so a read falls
+    /// through to the changed one); observers of raw changes never see such a record.
+    var isBelowTop = false
 
     /// Creates a change record.
     ///
@@ -111,4 +115,13 @@ public struct ValueChange<Value: Sendable>: Sendable {
     /// change.origin  //=> .local
     /// ```
     public let origin: Change.Origin
+}
+
+extension Change {
+    /// Whether `key`'s typed read is the same before and after this change: only a change below
+    /// the highest value can be, when both sides resolve from the same value.
+    func readsTheSame<Value>(as key: StoredKey<Value>) -> Bool {
+        guard isBelowTop, let layered else { return false }
+        return layered.old.resolvedValue(decode: key.coder.decode) == layered.new.resolvedValue(decode: key.coder.decode)
+    }
 }

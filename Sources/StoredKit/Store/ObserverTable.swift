@@ -2,14 +2,20 @@
 struct ObserverTable {
     typealias Callback = @Sendable (Change) -> Void
     private var nextID = 0
-    private var byKey: [String: [(id: Int, callback: Callback)]] = [:]
+    private var byKey: [String: [(id: Int, callback: Callback, decodes: Bool)]] = [:]
     private var everyKey: [(id: Int, callback: Callback)] = []
 
     var isEmpty: Bool { everyKey.isEmpty && byKey.isEmpty }
 
-    mutating func add(key: String?, _ callback: @escaping Callback) -> Int {
+    /// `decodes`: the observer decodes the key as a type, so it also hears changes below the
+    /// highest value (``Change/isBelowTop``).
+    mutating func add(key: String?, decodes: Bool = false, _ callback: @escaping Callback) -> Int {
         nextID += 1
-        if let key { byKey[key, default: []].append((nextID, callback)) } else { everyKey.append((nextID, callback)) }
+        if let key {
+            byKey[key, default: []].append((nextID, callback, decodes))
+        } else {
+            everyKey.append((nextID, callback))
+        }
         return nextID
     }
 
@@ -22,8 +28,9 @@ struct ObserverTable {
         }
     }
 
-    func recipients(for key: String) -> [Callback] {
-        (byKey[key] ?? []).map(\.callback) + everyKey.map(\.callback)
+    func recipients(for change: Change) -> [Callback] {
+        if change.isBelowTop { return (byKey[change.key] ?? []).filter(\.decodes).map(\.callback) }
+        return (byKey[change.key] ?? []).map(\.callback) + everyKey.map(\.callback)
     }
 }
 

@@ -63,6 +63,11 @@ extension PreferenceAccess {
     /// ```
     public func value<Value: Codable & Sendable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
         guard let storable = Value.self as? any Storable.Type else { return read(key, coder: .codable()) }
+        // Storable values convert directly, without building a coder (as in `set`). The highest
+        // value converts in the common case, with layers or without; only text to convert, a
+        // value that falls through to a lower layer, or a failure to report takes the full read.
+        guard let stored = storedValue(forKey: key) else { return nil }
+        if let value = (try? storable.init(storedValue: stored)) as? Value { return value }
         var layered: Value?
         let isLayered = readThroughLayers(key, typeName: String(describing: Value.self), into: &layered) { stored in
             guard let value = try storable.init(storedValue: stored) as? Value else {
@@ -71,9 +76,6 @@ extension PreferenceAccess {
             return value
         }
         if isLayered { return layered }
-        // Storable values convert directly, without building a coder (as in `set`).
-        guard let stored = storedValue(forKey: key) else { return nil }
-        if let value = (try? storable.init(storedValue: stored)) as? Value { return value }
         reportDecodingFailure(forKey: key, expected: String(describing: Value.self), found: stored)
         return nil
     }
@@ -156,15 +158,13 @@ extension PreferenceAccess {
     }
 
     func read<Value>(_ key: String, coder: StoredCoder<Value>) -> Value? {
+        // As in `value(forKey:as:)`: the highest value first, the full read through layers only when it does not decode.
+        guard let stored = storedValue(forKey: key) else { return nil }
+        if let value = try? coder.decode(stored) { return value }
         var layered: Value?
         if readThroughLayers(key, typeName: coder.typeName, into: &layered, decode: coder.decode) { return layered }
-        guard let stored = storedValue(forKey: key) else { return nil }
-        do {
-            return try coder.decode(stored)
-        } catch {
-            reportDecodingFailure(forKey: key, expected: coder.typeName, found: stored)
-            return nil
-        }
+        reportDecodingFailure(forKey: key, expected: coder.typeName, found: stored)
+        return nil
     }
 }
 

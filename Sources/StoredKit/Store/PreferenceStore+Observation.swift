@@ -3,7 +3,7 @@ import Dispatch
 extension PreferenceStore.State {
     /// Queues `change` for delivery; called under the store's lock so deliveries keep write order.
     mutating func enqueue(_ change: Change) {
-        let recipients = observers.recipients(for: change.key)
+        let recipients = observers.recipients(for: change)
         if !recipients.isEmpty { deliveries.append(Delivery(change: change, recipients: recipients)) }
     }
 }
@@ -33,8 +33,9 @@ extension PreferenceStore {
     public func observe<Value>(
         _ key: StoredKey<Value>, _ handler: @escaping @Sendable (ValueChange<Value>) -> Void
     ) -> ObservationToken {
-        addObserver(key: key.name) { [weak self] change in
+        addObserver(key: key.name, decodes: true) { [weak self] change in
             guard let self else { return }
+            if change.readsTheSame(as: key) { return }
             handler(
                 ValueChange(
                     key: change.key,
@@ -67,7 +68,7 @@ extension PreferenceStore {
             // The first value is yielded under the store's lock (so it precedes every change);
             // reporting a decoding failure there would re-enter the lock, so it is left to later reads.
             let token = addObserver(
-                key: key.name,
+                key: key.name, decodes: true,
                 initial: { current, layered in
                     if let layered {
                         continuation.yield(
@@ -79,6 +80,7 @@ extension PreferenceStore {
                 }
             ) { [weak self] change in
                 guard let self else { return }
+                if change.readsTheSame(as: key) { return }
                 continuation.yield(decodeOrDefault(change.newValue, layered: change.layered?.new, key))
             }
             continuation.onTermination = { _ in token.cancel() }
@@ -89,11 +91,12 @@ extension PreferenceStore {
     /// change can slip between the current value and the first change.
     func addObserver(
         key: String?,
+        decodes: Bool = false,
         initial: ((StoredValue?, LayeredValue?) -> Void)? = nil,
         _ callback: @escaping ObserverTable.Callback
     ) -> ObservationToken {
         let id = state.withLock { state in
-            let id = state.observers.add(key: key, callback)
+            let id = state.observers.add(key: key, decodes: decodes, callback)
             if let key, let initial {
                 if state.layers != nil {
                     initial(nil, state.layeredValue(forKey: key))

@@ -10,11 +10,7 @@ extension PreferenceStore {
     /// ```
     /// In a store with layers, the highest layer's value (text from arguments and the environment as `.string`).
     public func storedValue(forKey key: String) -> StoredValue? {
-        state.withLock { state in
-            guard state.layers != nil else { return state.values[key] ?? state.registeredDefaults[key] }
-            let layered = state.layeredValue(forKey: key)
-            return layered.top?.value ?? layered.registered
-        }
+        state.withLock { $0.topValue(forKey: key) }
     }
 
     /// Whether `key` has a value of its own. Registered defaults are not persisted, so they do

@@ -1,6 +1,7 @@
 extension PreferenceStore {
     /// Atomically reads, transforms and writes one key, also across processes: the backend's
-    /// exclusive section spans the read and the write. Returns the new value once committed.
+    /// exclusive section spans the read and the write. Returns the new value once committed
+    /// (in a store with layers, the value reads give: an argument may still win over it).
     /// Inside a transaction body on the same store, it joins that transaction (see ``transaction(_:)``).
     ///
     /// ```swift
@@ -12,7 +13,8 @@ extension PreferenceStore {
             var value = transaction[key]
             try transform(&value)
             transaction[key] = value
-            return value
+            // Under layers, an argument or the environment may still win over what was stored.
+            return transaction.hasLayers ? transaction[key] : value
         }
     }
 

@@ -106,6 +106,8 @@ public final class PreferenceStore: Sendable {
         /// The layers other than the backend; `nil` for a store without layers.
         var layers: LayerTable? = nil
         var layerWatchers: [DirectoryWatcher] = []
+        /// Whether a layer file's directory is missing and watched for from an ancestor.
+        var layerWatchesAwaitDirectory = false
     }
 
     let state: Mutex<State>

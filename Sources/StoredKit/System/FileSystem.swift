@@ -225,6 +225,19 @@ package enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// The nearest existing directory above `path`, with the name of its child on the way to
+    /// `path`: where to wait for a directory that does not exist yet.
+    static func nearestExistingAncestor(of path: String) -> (directory: String, child: String)? {
+        var child = path
+        var parent = SystemCall.directory(of: path)
+        while !FileManager.default.fileExists(atPath: parent) {
+            guard parent != "/", parent != "." else { return nil }
+            child = parent
+            parent = SystemCall.directory(of: parent)
+        }
+        return (parent, SystemCall.fileName(of: child))
+    }
+
     /// The directories and names to watch to see every change of the file at `path`: its own name;
     /// when it is a symbolic link to a relative path, that path's first component too (a mounted
     /// ConfigMap's `name -> ..data/name` changes by renaming `..data`); and the name of the file it

@@ -100,4 +100,12 @@ struct ForcedWriteTests {
         #expect(try store.update(count) { $0 += 1 } == 42)
         #expect(store.userValue(forKey: "count", as: Int.self) == 42)
     }
+
+    @Test func updateUnderAnArgumentReturnsWhatReadsGiveNotWhatItStored() throws {
+        let store = try PreferenceStore(MemoryBackend(), layers: [.arguments(["app", "-count", "5"])])
+        let count = StoredKey<Int>("count", default: 0)
+        #expect(try store.update(count) { $0 += 1 } == 5, "the argument still wins")
+        #expect(store.userValue(forKey: "count", as: Int.self) == 6)
+        #expect(store[count] == 5)
+    }
 }

@@ -42,6 +42,30 @@ struct LayerFileWatchingTests {
         _ = tokens
     }
 
+    @Test func aTypedObserverHearsALowerLayerWhenTheHighestValueDoesNotDecode() async throws {
+        let directory = try TemporaryDirectory()
+        let forced = directory.file("forced.plist")
+        let defaults = directory.file("defaults.plist")
+        try writeLayerFile(forced, ["volume": .string("loud")])  // not a Double: typed reads fall through
+        try writeLayerFile(defaults, ["volume": .double(0.5)])
+        let store = try openStore(directory, forced: forced, defaults: defaults)
+        let wrapper = Stored(Self.volume, store: store)
+        #expect(wrapper.wrappedValue == 0.5)
+        let typed = Recorder<ValueChange<Double>>()
+        let raw = Recorder<Change>()
+        let tokens = [store.observe(Self.volume) { typed.append($0) }, store.observe("volume") { raw.append($0) }]
+        try shell("cat > \(quoted(defaults))", input: try layerFileData(["volume": .double(0.6)]))
+        #expect(await typed.wait(forCount: 1))
+        #expect(typed.values.first.map { ($0.oldValue, $0.newValue, $0.origin) } ?? (0, 0, .local) == (0.5, 0.6, .external))
+        #expect(wrapper.wrappedValue == 0.6)
+        // The defaults' other keys change too, but not what `volume` reads: no second typed change.
+        try shell("cat > \(quoted(defaults))", input: try layerFileData(["volume": .double(0.6), "speed": .int(1)]))
+        #expect(await waitUntil { store.value(forKey: "speed", as: Int.self) == 1 })
+        #expect(typed.values.count == 1)
+        #expect(raw.values.isEmpty, "the highest raw value, \"loud\", never changed")
+        _ = tokens
+    }
+
     @Test func anAtomicRenameForcesAKeyAndDeletingTheFileUnforcesIt() async throws {
         let directory = try TemporaryDirectory()
         let forced = directory.file("forced.plist")  // missing: an empty layer
@@ -89,6 +113,31 @@ struct LayerFileWatchingTests {
         #expect(changes.values.first?.newValue == 0.35)
         #expect(wrapper.wrappedValue == 0.35)
         token.cancel()
+    }
+
+    @Test func aForcedFileWhoseDirectoriesAppearLaterOrGoAndComeBackReachesTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        let system = directory.file("etc")
+        let forced = system.appending(path: "xdg/app/forced.plist")  // neither etc nor xdg/app exists at open
+        let store = try openStore(directory, forced: forced, defaults: directory.file("defaults.plist"))
+        let wrapper = Stored(Self.volume, store: store)
+        store.set(0.9, forKey: "volume")
+        #expect(
+            store.events { if case .layerFileUnreadable = $0 { true } else { false } }.isEmpty,
+            "a missing directory is a missing layer, not an unreadable one")
+        try shell(
+            "mkdir -p \(quoted(system))/xdg/app && cat > \(quoted(forced)).tmp && mv \(quoted(forced)).tmp \(quoted(forced))",
+            input: try layerFileData(["volume": .double(0.2)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.2 })
+        #expect(store.isForced(forKey: "volume"))
+        // The administrator removes the whole directory, then installs it again.
+        try shell("rm -r \(quoted(system))")
+        #expect(await waitUntil { wrapper.wrappedValue == 0.9 })
+        #expect(!store.isForced(forKey: "volume"))
+        try shell(
+            "mkdir -p \(quoted(system))/xdg/app && cat > \(quoted(forced))", input: try layerFileData(["volume": .double(0.3)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.3 })
+        #expect(store.isForced(forKey: "volume"))
     }
 
     @Test func anInPlaceEditOfTheFileASymlinkPointsToReachesTheStore() async throws {

@@ -73,6 +73,10 @@ struct LayerTable: Sendable {
 
     private(set) var layers: [Layer]
     private var entries: [String: Entry] = [:]
+    /// Each key's highest value (registered defaults apart) as last read, `.some(nil)` for none: a
+    /// read's common case is this one lookup. The store keeps it when the user's value changes;
+    /// a change of a layer drops the keys it touched.
+    var tops: [String: StoredValue?] = [:]
     /// Which key first used each environment variable, to report two keys that share one.
     private var variableOwners: [String: String] = [:]
     /// Keys whose write under an overriding layer was reported already (once per key).
@@ -154,6 +158,7 @@ struct LayerTable: Sendable {
         guard !changedKeys.isEmpty else { return [] }
         let before = changedKeys.map { ($0, entries[$0] ?? computeEntry($0)) }
         layers[index].values = values
+        for key in changedKeys { tops[key] = nil }
         return before.map { key, oldEntry in
             let newEntry = computeEntry(key)
             entries[key] = newEntry
@@ -225,6 +230,20 @@ struct LayeredValue: Sendable, Equatable {
                 } catch {
                     reporter?.report(Self.failure(candidate, key: key, typeName: typeName()))
                 }
+            }
+        }
+        return nil
+    }
+
+    /// The value a typed read resolves from, text as its layer holds it, without reporting: two
+    /// layered values with the same one read the same.
+    func resolvedValue<Value>(decode: (StoredValue) throws -> Value) -> StoredValue? {
+        for position in 0..<count {
+            let candidate = candidate(at: position)
+            if candidate.isText, case .string(let text) = candidate.value {
+                if (try? LayerText.convert(text, typeName: "", decode: decode)) != nil { return candidate.value }
+            } else if (try? decode(candidate.value)) != nil {
+                return candidate.value
             }
         }
         return nil

@@ -28,22 +28,29 @@ extension LayerTable {
 
 extension PreferenceStore {
     /// Watches every layer file's directory for the names that change it (see ``FileSystem/namesToWatch(for:)``).
+    /// A directory that does not exist yet (a system directory not installed) is awaited from its
+    /// nearest existing ancestor; once it appears, or when a watched directory is removed, the
+    /// watches are set up again.
     func watchLayers() {
         guard hasLayers else { return }
         let paths = state.withLock { state in Set(state.layers?.layers.compactMap { $0.layer.source?.filePath } ?? []) }
         var watchers: [DirectoryWatcher] = []
+        var awaitsDirectory = false
         for path in paths.sorted() {
+            let onChange: @Sendable () -> Void = { [weak self] in
+                DispatchQueue.global().async { [weak self] in self?.layerDirectoryChanged(path) }
+            }
             for (directory, names) in FileSystem.namesToWatch(for: path) {
-                if let watcher = try? DirectoryWatcher(
-                    directory: directory, fileNames: names,
-                    onChange: { [weak self] in
-                        guard let self else { return }
-                        DispatchQueue.global().async { [weak self] in self?.reloadLayer(at: path) }
-                    })
-                {
+                if let watcher = try? DirectoryWatcher(directory: directory, fileNames: names, onChange: onChange) {
                     watchers.append(watcher)
-                } else if FileManager.default.fileExists(atPath: directory) {
-                    // A missing directory is a missing (empty) layer, as for a system file not installed.
+                } else if !FileManager.default.fileExists(atPath: directory),
+                    let (ancestor, child) = FileSystem.nearestExistingAncestor(of: directory),
+                    let watcher = try? DirectoryWatcher(directory: ancestor, fileNames: [child], onChange: onChange)
+                {
+                    // A missing directory is a missing (empty) layer until it is created.
+                    watchers.append(watcher)
+                    awaitsDirectory = true
+                } else {
                     report(
                         .layerFileUnreadable(
                             path: path, reason: "its directory '\(directory)' cannot be watched; changes are not seen",
@@ -51,7 +58,22 @@ extension PreferenceStore {
                 }
             }
         }
-        state.withLock { $0.layerWatchers = watchers }
+        state.withLock { state in
+            state.layerWatchers = watchers
+            state.layerWatchesAwaitDirectory = awaitsDirectory
+        }
+    }
+
+    /// A watched directory changed: watches again when a directory was created or removed on the
+    /// way to a layer file, then reads the file (after, so a file written in between is not missed).
+    func layerDirectoryChanged(_ path: String) {
+        layerReloadLock.withLock { _ in
+            let mustWatchAgain = state.withLock { state in
+                state.layerWatchesAwaitDirectory || state.layerWatchers.contains(where: \.isLost)
+            }
+            if mustWatchAgain { watchLayers() }
+        }
+        reloadLayer(at: path)
     }
 
     /// Reads the layer file at `path` again and applies what changed: readers see it at once,

@@ -61,14 +61,28 @@ extension PreferenceStore {
     /// The read behind ``Stored`` when the cached value is stale, for a store with layers.
     func readThroughLayers<Value>(_ key: StoredKey<Value>, cache: DecodedValueCache<Value>) -> Value {
         let slot = cache.slot
-        let (layered, generation, events) = state.withLock { state in
-            (state.layeredValue(forKey: key.name), slot.generation, state.takeLayerEvents())
+        // The highest value decodes in the common case: one lookup in the layer memo, no copy of it.
+        let (top, generation, events) = state.withLock { state in
+            (state.topValue(forKey: key.name), slot.generation, state.takeLayerEvents())
         }
         for event in events { report(event) }
+        guard let top else {
+            cache.remember(key.defaultValue, at: generation)
+            return key.defaultValue
+        }
+        // `do`, not `try?`: an optional of a generic value costs a metadata lookup on every read.
+        do {
+            let value = try key.coder.decode(top)
+            cache.remember(value, at: generation)
+            return value
+        } catch {
+            // Text to convert, or a value that falls through to a lower layer: the full resolution, which reports.
+        }
+        let (layered, current) = state.withLock { state in (state.layeredValue(forKey: key.name), slot.generation) }
         let value =
             layered.resolve(typeName: key.coder.typeName, reporter: self, key: key.name, decode: key.coder.decode)
             ?? key.defaultValue
-        cache.remember(value, at: generation)
+        cache.remember(value, at: current)
         return value
     }
 
@@ -90,6 +104,23 @@ extension PreferenceStore {
 }
 
 extension PreferenceStore.State {
+    /// The value a read decodes first: the highest layer's (text from arguments and the
+    /// environment as `.string`), or the registered default. Without building a ``LayeredValue``:
+    /// a read that decodes it needs nothing else, and looks up the user's values only when no
+    /// upper layer has the key.
+    mutating func topValue(forKey key: String) -> StoredValue? {
+        guard layers != nil else { return values[key] ?? registeredDefaults[key] }
+        let top: StoredValue?
+        if let remembered = layers!.tops[key] {
+            top = remembered
+        } else {
+            let entry = layers!.entry(for: key)
+            top = entry.hasUpper ? entry.upper[0].value : values[key] ?? (entry.hasLower ? entry.lower[0].value : nil)
+            layers!.tops[key] = .some(top)
+        }
+        return top ?? (registeredDefaults.isEmpty ? nil : registeredDefaults[key])
+    }
+
     /// `key` as every layer holds it now.
     mutating func layeredValue(forKey key: String) -> LayeredValue {
         // Most stores register nothing: an empty dictionary is not even hashed into.
@@ -113,6 +144,7 @@ extension PreferenceStore.State {
         values[key] = newValue
         var after = before
         after.user = newValue
+        layers!.tops[key] = .some(after.top?.value)
         if let slot = self.slots[key] {
             slot.advance()
             slots.append(slot)
@@ -120,13 +152,15 @@ extension PreferenceStore.State {
         enqueueIfTopChanged(key, before, after, origin: origin)
     }
 
-    /// Queues a change when `key`'s highest value differs between `before` and `after`.
+    /// Queues a change when `key`'s highest value differs between `before` and `after`, and one
+    /// for typed observers only when a lower value changed under it (see ``Change/isBelowTop``).
     mutating func enqueueIfTopChanged(_ key: String, _ before: LayeredValue, _ after: LayeredValue, origin: Change.Origin) {
         let oldTop = before.top?.value
         let newTop = after.top?.value
-        guard oldTop != newTop else { return }
+        guard oldTop != newTop || before != after else { return }
         var change = Change(key: key, oldValue: oldTop, newValue: newTop, origin: origin)
         change.layered = (before, after)
+        change.isBelowTop = oldTop == newTop
         enqueue(change)
     }
 }
