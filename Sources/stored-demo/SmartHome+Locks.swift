@@ -80,16 +80,16 @@ extension SmartHome {
         return nil
     }
 
-    /// The sentence a refused change of a locked key shows: which file locks what, and that nothing changed.
+    /// The sentence a refused change of a locked key shows, naming the file; short enough for an
+    /// 80-column status line with the standard path. Nothing was written when it shows.
     ///
     /// ```swift
-    /// SmartHome.lockedMessage(key: "rooms", file: "/etc/f.plist")
-    /// //=> "The room list is locked by the administrator's file '/etc/f.plist'; nothing changed."
+    /// SmartHome.lockedMessage(key: "sidebar", file: "/etc/storedkit/forced/stored-demo.plist")
+    /// //=> "The sidebar is locked by '/etc/storedkit/forced/stored-demo.plist'."
     /// ```
     static func lockedMessage(key: String, file: String) -> String {
-        let thing = lockedThing(key)
-        return thing.prefix(1).uppercased() + thing.dropFirst()
-            + " is locked by the administrator's file '\(DemoCommand.displayPath(of: file))'; nothing changed."
+        let thing = key == StoredKeys.sidebar.name ? "the sidebar" : lockedThing(key)
+        return thing.prefix(1).uppercased() + thing.dropFirst() + " is locked by '\(DemoCommand.displayPath(of: file))'."
     }
 
     /// What a key is, in the words of the status line.

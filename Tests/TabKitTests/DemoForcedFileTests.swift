@@ -25,7 +25,7 @@ struct DemoForcedFileTests {
 
     /// The sentence a refused key shows for `thing` ("The room list").
     func lockedMessage(_ thing: String) -> String {
-        "\(thing) is locked by the administrator's file '\(forcedPath)'; nothing changed."
+        "\(thing) is locked by '\(forcedPath)'."
     }
 
     func demo() throws -> DemoTerminal {
@@ -118,7 +118,7 @@ struct DemoForcedFileTests {
             try demo.type("\r")  // opening is allowed, and resets the status line between keys
             #expect(demo.waitForScreen { _ in demo.shows("Opened Climate.") })
             try demo.type(key)
-            #expect(demo.waitForScreen { _ in demo.shows(lockedMessage("The sidebar customization")) }, "key \(key)")
+            #expect(demo.waitForScreen { _ in demo.shows(lockedMessage("The sidebar")) }, "key \(key)")
         }
         #expect(demo.shows("Moves    no: locked by the administrator"))
         try demo.type("q")
@@ -137,7 +137,7 @@ struct DemoForcedFileTests {
         for command in [["add-room", "Garage"], ["remove-room", "Attic"], ["select", "3"]] {
             let result = try DemoProcess.run(options + command)
             #expect(result.status == 3, "\(command)")
-            #expect(result.error.contains("locked by the administrator's file '\(forcedPath)'; nothing changed."))
+            #expect(result.error.contains("is locked by '\(forcedPath)'."))
         }
         let hide = try DemoProcess.run(options + ["hide", "climate"])
         #expect(hide.status == 0)
