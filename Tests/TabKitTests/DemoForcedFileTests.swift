@@ -206,6 +206,26 @@ struct DemoForcedFileTests {
         #expect(try userValues()["rooms"] == .array([.string("Kitchen"), .string("Bedroom"), .string("Garage")]))
     }
 
+    @Test func aGarbledForcedFileLocksButCannotDriveTheTerminal() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Written by another process: control characters in a room name, a sidebar that is a number.
+        let garbled = Self.plist(
+            "<key>rooms</key><array><string>Evil&#27;[2J&#7;</string><string></string></array>",
+            "<key>sidebar</key><integer>7</integer>")
+        try administrator(#"printf '%s' "$2" > "$1""#, garbled)
+        let demo = try demo()
+        // The room list is forced (a nameless room is skipped); the sidebar is locked, and reads
+        // the user's customization because the forced value is not one.
+        #expect(demo.waitForScreen { _ in demo.shows("[x] Evil?[2J?") && demo.shows("Rooms 🔒") })
+        #expect(demo.shows("[x] Climate 🔒"))
+        try demo.type(Self.down + Self.down + " ")
+        #expect(demo.waitForScreen { _ in demo.shows(lockedMessage("The sidebar")) })
+        try demo.type("q")
+        #expect(demo.waitForExit() == 0)
+        #expect(demo.output.filter { $0 == 0x07 }.count == 0)
+        #expect(try userValues()["sidebar"] == nil)
+    }
+
     @Test func anUnreadableForcedFileIsReportedAndLocksNothing() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         try "<plist><dict><key>rooms</key>".write(toFile: forcedPath, atomically: true, encoding: .utf8)
