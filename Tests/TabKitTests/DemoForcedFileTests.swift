@@ -181,6 +181,11 @@ struct DemoForcedFileTests {
         }
         try first.type("a")
         #expect(first.waitForScreen { _ in first.shows(lockedMessage("The room list")) })
+        // The locked list changed again: the administrator is the only one who can have changed it.
+        try administrator(#"printf '%s' "$2" > "$1.new" && mv "$1.new" "$1""#, Self.plist(Self.rooms(["Attic", "Cellar"])))
+        for window in [first, second] {
+            #expect(window.waitForScreen { _ in window.shows("From the administrator: Cellar added.") })
+        }
 
         // Edited in place, as an editor may: the sidebar is locked too, with Climate hidden.
         try administrator(#"printf '%s' "$2" > "$1""#, Self.plist(Self.rooms(["Attic"]), Self.sidebar(hiding: "climate")))

@@ -69,9 +69,7 @@ struct InteractiveSession {
         var size = terminal.size
         while true {
             let model = app.makeModel()
-            let shown = (
-                sidebar: model.sidebar(customization: app.customization), selection: model.selection, locks: app.locks
-            )
+            let shown = DemoSnapshot(app: app, model: model)
             let frame = renderer.frame(for: &state, model: model, sidebar: shown.sidebar, locks: shown.locks, size: size)
             try screen.draw(frame, size: size)
 
@@ -79,7 +77,7 @@ struct InteractiveSession {
             if let signal = events.termination { return 128 + signal }
             if events.resized { size = terminal.size }
             if events.woken {
-                let now = (sidebar: app.sidebar, selection: app.selection, locks: app.locks)
+                let now = DemoSnapshot(app: app, model: app.makeModel())
                 let selection = (shown.selection, now.selection)
                 let change = SidebarDifference.describe(from: shown.sidebar, to: now.sidebar, selection: selection)
                 // A file that cannot be read changes nothing (its last good values stay), so a
@@ -91,7 +89,12 @@ struct InteractiveSession {
                 } else if let problem {
                     state.noteAdministratorChange(problem, problem: true)
                 } else if let change {
-                    state.noteExternalChange(change)
+                    // A locked value that changed was changed in the forced file: nobody else can.
+                    if now.changedLockedValue(since: shown) {
+                        state.noteAdministratorChange(change)
+                    } else {
+                        state.noteExternalChange(change)
+                    }
                 }
             }
             for key in reader.feed(events.input) {
@@ -101,6 +104,29 @@ struct InteractiveSession {
             }
             if events.inputEnded { return 128 + EventPoller.hangUpSignal }  // the terminal went away
         }
+    }
+}
+
+/// What the screen showed, to tell what changed when the loop is woken and who changed it.
+struct DemoSnapshot {
+    let customization: TabViewCustomization
+    let rooms: [String]
+    let sidebar: ResolvedSidebar<Int>
+    let selection: Int
+    let locks: DemoLocks
+
+    init(app: SmartHome, model: TabViewModel<Int>) {
+        customization = app.customization
+        rooms = app.roomNames
+        sidebar = model.sidebar(customization: customization)
+        selection = model.selection
+        locks = app.locks
+    }
+
+    /// Whether a key that is locked in both snapshots has another value now.
+    func changedLockedValue(since old: DemoSnapshot) -> Bool {
+        (locks.sidebar != nil && customization != old.customization) || (locks.rooms != nil && rooms != old.rooms)
+            || (locks.selection != nil && selection != old.selection)
     }
 }
 
