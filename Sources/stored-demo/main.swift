@@ -37,6 +37,11 @@ do {
     // above the user's values: the keys it holds are locked, and its edits reach every window.
     let store = try SmartHome.openStore(at: storeURL, forcedFile: forcedURL, corruption: interactive ? .fail : .quarantine)
     let app = SmartHome(store: store)
+    if !interactive {  // the interactive screen says it on its status line
+        for case .layerFileUnreadable(let path, let reason, _) in store.recentEvents {
+            standardError("stored-demo: '\(DemoCommand.displayPath(of: path))' cannot be read, so it locks nothing: \(reason)")
+        }
+    }
     if interactive {
         let status = try InteractiveSession(app: app, storePath: DemoCommand.displayPath(of: storeURL)).run()
         try store.flush()

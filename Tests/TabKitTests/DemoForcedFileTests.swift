@@ -242,6 +242,10 @@ struct DemoForcedFileTests {
         #expect(demo.shows("[x] Kitchen") && !demo.shows("🔒"))
         try demo.type("q")
         #expect(demo.waitForExit() == 0)
+        let added = try DemoProcess.run(["--store", storePath, "--forced", forcedPath, "add-room", "Attic"])
+        #expect(added.status == 0)
+        #expect(added.error.contains("stored-demo: '\(forcedPath)' cannot be read, so it locks nothing:"))
+        #expect(added.output.contains("[x] Attic (room.attic)"))
     }
 
     @Test func withoutTheStandardForcedFileTheDemoRunsAsUsual() throws {
