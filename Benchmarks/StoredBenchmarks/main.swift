@@ -64,6 +64,7 @@ func runChild(_ arguments: [String]) -> Int32 {
         case "memory-userdefaults": try MemoryScenarios.userDefaultsChild(Array(arguments.dropFirst()))
         case "contention": try ContentionScenarios.child(Array(arguments.dropFirst()))
         case "notify-writer": try NotificationScenarios.writerChild(Array(arguments.dropFirst()))
+        case "forced-edit-writer": try LayerNotificationScenarios.writerChild(Array(arguments.dropFirst()))
         case "open-once": try OpenScenarios.openOnceChild(Array(arguments.dropFirst()))
         case "postgres-notify-writer": try PostgresScenarios.notifyWriterChild(Array(arguments.dropFirst()))
         case "postgres-raw-notify-writer": try PostgresScenarios.rawNotifyWriterChild(Array(arguments.dropFirst()))

@@ -17,7 +17,7 @@ enum DemoCommand: Equatable {
     case measureLatency(count: Int)
 
     static let usage = """
-        usage: stored-demo [--store PATH] [COMMAND]
+        usage: stored-demo [--store PATH] [--forced FILE] [COMMAND]
 
         Shows a smart-home sidebar whose customization persists in an embedded SQLite store.
 
@@ -41,12 +41,22 @@ enum DemoCommand: Equatable {
         options:
           --store PATH                    the store file, SQLite or plist by its name or content
                                           (default: $XDG_DATA_HOME/stored-demo/prefs.sqlite)
+          --forced FILE                   the administrator's forced plist: the keys it holds
+                                          (rooms, sidebar, selection) are locked; edits to it
+                                          show at once (default: \(standardForcedPath))
         """
 
-    /// Parses the arguments after the program name; returns the command and the store path.
-    static func parse(_ arguments: [String]) throws(DemoError) -> (DemoCommand, URL) {
+    /// The forced file an administrator puts in place for the demo, where ``PreferenceStore/standard``
+    /// puts a suite's (`/etc/storedkit/forced/<suite>.plist`, suite `stored-demo`). It need not exist:
+    /// a missing file locks nothing.
+    static let standardForcedPath = "/etc/storedkit/forced/stored-demo.plist"
+
+    /// Parses the arguments after the program name; returns the command, the store path and the
+    /// administrator's forced file.
+    static func parse(_ arguments: [String]) throws(DemoError) -> (DemoCommand, store: URL, forced: URL) {
         var words: [String] = []
         var store = defaultStoreURL()
+        var forced = URL(fileURLWithPath: standardForcedPath)
         var options: [String: String] = [:]
         var index = 0
         while index < arguments.count {
@@ -56,6 +66,7 @@ enum DemoCommand: Equatable {
                 let value = arguments[index + 1]
                 switch argument {
                 case "--store": store = URL(fileURLWithPath: value)
+                case "--forced": forced = URL(fileURLWithPath: value)
                 case "--to", "--at", "--count": options[argument] = value
                 default: throw .usage("unknown option \(argument)")
                 }
@@ -65,7 +76,7 @@ enum DemoCommand: Equatable {
                 index += 1
             }
         }
-        return (try command(words, options), store)
+        return (try command(words, options), store, forced)
     }
 
     private static func command(_ words: [String], _ options: [String: String]) throws(DemoError) -> DemoCommand {

@@ -7,7 +7,8 @@ import TabKit
 /// Each one is a read-modify-write of a `@Stored` key under the store's cross-process lock
 /// (`store.update`), worked out against the sidebar as it is at that moment, so two windows
 /// moving tabs at once never lose a move. A change the app refuses throws `DemoError.refused`
-/// with a sentence for the user; nothing is written then.
+/// with a sentence for the user; nothing is written then. A key the administrator's forced file
+/// holds is refused the same way, naming the file (``update(_:_:)`` in SmartHome+Locks.swift).
 extension SmartHome {
     /// Hides (`hidden: true`) or shows (`false`) a tab, or toggles it (`nil`); returns its title
     /// and whether it is hidden now.
@@ -18,7 +19,7 @@ extension SmartHome {
     @discardableResult
     func setVisibility(of id: String, hidden: Bool?) throws -> (title: String, hidden: Bool) {
         var outcome = (title: id, hidden: false)
-        try store.update(.sidebar) { customization in
+        try update(.sidebar) { customization in
             let tab = try changeableTab(id, in: makeModel().sidebar(customization: customization))
             outcome = (tab.title, hidden ?? tab.isVisible)
             customization[tab: id].sidebarVisibility = outcome.hidden ? .hidden : .visible
@@ -34,7 +35,7 @@ extension SmartHome {
     /// ```
     func moveTab(_ id: String, by offset: Int) throws -> String {
         var message = ""
-        try store.update(.sidebar) { customization in
+        try update(.sidebar) { customization in
             let sidebar = makeModel().sidebar(customization: customization)
             let (tab, sections, sectionIndex, tabIndex) = try placeOfMovableTab(id, in: sidebar)
             let target = tabIndex + offset
@@ -61,7 +62,7 @@ extension SmartHome {
     /// ```
     func moveSection(holding id: String, by offset: Int) throws -> String {
         var message = ""
-        try store.update(.sidebar) { customization in
+        try update(.sidebar) { customization in
             let sidebar = makeModel().sidebar(customization: customization)
             let (section, index) = try sectionHolding(id, in: sidebar)
             guard section.canReorder, let sectionID = section.customizationID else {
@@ -79,7 +80,7 @@ extension SmartHome {
     /// Puts the tabs of the section holding tab `id` back in the app's order (`resetTabOrder()`).
     func resetTabOrder(ofSectionHolding id: String) throws -> String {
         var message = ""
-        try store.update(.sidebar) { customization in
+        try update(.sidebar) { customization in
             let (section, _) = try sectionHolding(id, in: makeModel().sidebar(customization: customization))
             guard let sectionID = section.customizationID else { return }
             customization[section: sectionID].resetTabOrder()
@@ -90,12 +91,12 @@ extension SmartHome {
 
     /// Puts the sections (and every section's tabs) back in the app's order (`resetSectionOrder()`).
     func resetSectionOrder() throws {
-        try store.update(.sidebar) { $0.resetSectionOrder() }
+        try update(.sidebar) { $0.resetSectionOrder() }
     }
 
     /// Shows every tab as the app declares it (`resetVisibility()`).
     func resetVisibility() throws {
-        try store.update(.sidebar) { $0.resetVisibility() }
+        try update(.sidebar) { $0.resetVisibility() }
     }
 
     /// Adds a room at the end of the list; returns it.
@@ -106,7 +107,7 @@ extension SmartHome {
     @discardableResult
     func addRoom(_ rawName: String) throws -> Room {
         let name = rawName.trimmingCharacters(in: .whitespaces)
-        try store.update(.rooms) { names in
+        try update(.rooms) { names in
             if let problem = Room.problem(naming: name, among: names.map(Room.init(name:))) {
                 throw DemoError.refused(problem)
             }
@@ -124,7 +125,7 @@ extension SmartHome {
     func removeRoom(_ name: String) throws -> Room {
         let slug = Room(name: name.trimmingCharacters(in: .whitespaces)).slug
         var removed = Room(name: name)
-        try store.update(.rooms) { names in
+        try update(.rooms) { names in
             guard let index = names.firstIndex(where: { Room(name: $0).slug == slug }) else {
                 let list = names.isEmpty ? "there are none" : "they are " + names.joined(separator: ", ")
                 throw DemoError.refused("No room is named '\(name)'; \(list).")

@@ -78,13 +78,15 @@ struct SmartHome {
         makeModel().sidebar(customization: customization)
     }
 
-    /// The sidebar as the user sees it, with the selected tab marked. Control characters in stored
+    /// The sidebar as the user sees it, with the selected tab marked and what the administrator
+    /// locked (``DemoLocks/summary``) on the last line. Control characters in stored
     /// names (a room list written by hand) print as `?`, so they cannot drive the terminal.
     func render() -> String {
         let model = makeModel()
         let sidebar = model.sidebar(customization: customization)
         let selectedTitle = model.selectedTab?.title ?? "none"
-        let text = sidebar.description + "\n\nSelected: \(selectedTitle) (value \(selection))"
+        let locks = locks.summary.map { "\n" + $0 } ?? ""
+        let text = sidebar.description + "\n\nSelected: \(selectedTitle) (value \(selection))" + locks
         return String(
             String.UnicodeScalarView(
                 text.unicodeScalars.map { $0 != "\n" && $0.properties.generalCategory == .control ? "?" : $0 }))

@@ -19,7 +19,7 @@ func standardOutput(_ text: String) {
 }
 
 do {
-    let (command, storeURL) = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
+    let (command, storeURL, forcedURL) = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
     let interactive =
         command == .show && RawTerminal.standardStreamsAreInteractive
         && ProcessInfo.processInfo.environment["TERM"] != "dumb"
@@ -33,8 +33,15 @@ do {
     }
     // Opened before the screen is taken over: a store that cannot be opened, or is corrupt
     // (refused, not moved aside, so the person sees why), leaves the terminal as it was.
-    let store = try PreferenceStore(fileAt: storeURL, corruption: interactive ? .fail : .quarantine)
+    // The administrator's forced file (the standard path unless --forced names one) is a layer
+    // above the user's values: the keys it holds are locked, and its edits reach every window.
+    let store = try SmartHome.openStore(at: storeURL, forcedFile: forcedURL, corruption: interactive ? .fail : .quarantine)
     let app = SmartHome(store: store)
+    if !interactive {  // the interactive screen says it on its status line
+        for case .layerFileUnreadable(let path, let reason, _) in store.recentEvents {
+            standardError("stored-demo: '\(DemoCommand.displayPath(of: path))' cannot be read, so it locks nothing: \(reason)")
+        }
+    }
     if interactive {
         let status = try InteractiveSession(app: app, storePath: DemoCommand.displayPath(of: storeURL)).run()
         try store.flush()
@@ -50,7 +57,7 @@ do {
         guard tab.canChangeVisibility else { throw DemoError.refused("'\(id)' cannot be hidden: its customization is disabled.") }
         try app.setVisibility(of: id, hidden: command == .hide(id))
     case .move(let id, let section, let index):
-        try store.update(.sidebar) { customization in
+        try app.update(.sidebar) { customization in
             try customization.moveTab(
                 id, toSection: section, at: index, in: app.makeModel().sidebar(customization: customization))
         }
@@ -62,7 +69,7 @@ do {
         guard app.makeModel().tabs.contains(where: { $0.value == value }) else {
             throw DemoError.refused("No tab has the value \(value).")
         }
-        app.selection = value
+        try app.select(value)
     case .addRoom(let name):
         try app.addRoom(name)
     case .removeRoom(let name):
@@ -70,8 +77,9 @@ do {
     case .watch(let count):
         let done = DispatchSemaphore(value: 0)
         let remaining = Mutex(count ?? Int.max)
-        // Rooms are part of the sidebar too: a room added elsewhere re-renders it. Observing
-        // starts before the first render, so a change made once it is read is never missed.
+        // Rooms are part of the sidebar too: a room added elsewhere re-renders it, and so does an
+        // administrator's edit of the forced file. Observing starts before the first render, so a
+        // change made once it is read is never missed.
         let tokens = [StoredKeys.sidebar.name, StoredKeys.rooms.name].map { key in
             store.observe(key) { change in
                 standardOutput("\n— changed (\(change.origin)) —\n" + app.render())

@@ -1,12 +1,15 @@
 import StoredKit
+import Synchronization
 import TabKit
 
 /// The full-screen sidebar: draws, reads keys, follows other processes' changes, and ends on `q`,
 /// Ctrl-C, SIGINT, SIGTERM, SIGHUP, a closed terminal or an error, restoring the terminal's modes
 /// and screen on each of them.
 ///
-/// One loop does everything, woken by keys, by the store's observers (another process wrote) and
-/// by signals, so the screen is only ever drawn from one thread.
+/// One loop does everything, woken by keys, by the store's observers (another process wrote, or
+/// the administrator edited the forced file), by the store's diagnostics (a key became locked or
+/// unlocked, the forced file became unreadable) and by signals, so the screen is only ever drawn
+/// from one thread.
 ///
 /// ```swift
 /// let status = try InteractiveSession(app: SmartHome(store: store), storePath: url.path).run()  //=> 0 after q
@@ -32,6 +35,22 @@ struct InteractiveSession {
             }
         }
         defer { tokens.forEach { $0.cancel() } }
+        // A key that becomes forced with the value it had changes no value, so no observer hears
+        // it; the diagnostics do. Subscribed here, before the first frame, so none is missed.
+        let notices = AdministratorNotices()
+        let diagnostics = app.store.diagnostics
+        let listener = Task {
+            for await event in diagnostics {
+                switch event {
+                case .becameForced, .becameUnforced: waker.wake()
+                case .layerFileUnreadable(let path, let reason, _):
+                    notices.add("'\(DemoCommand.displayPath(of: path))' cannot be read, so its last good values stay: \(reason)")
+                    waker.wake()
+                default: break
+                }
+            }
+        }
+        defer { listener.cancel() }
 
         try terminal.enterRawMode()
         defer {
@@ -41,22 +60,41 @@ struct InteractiveSession {
         try screen.enter()
 
         var state = InteractiveSidebar(app: app)
+        for case .layerFileUnreadable(let path, let reason, _) in app.store.recentEvents {
+            state.noteAdministratorChange(
+                "'\(DemoCommand.displayPath(of: path))' cannot be read, so it locks nothing: \(reason)", problem: true)
+        }
         var reader = KeyReader()
         let renderer = SidebarRenderer(style: screen.style, storePath: storePath)
         var size = terminal.size
         while true {
             let model = app.makeModel()
-            let shown = (sidebar: model.sidebar(customization: app.customization), selection: model.selection)
-            try screen.draw(renderer.frame(for: &state, model: model, sidebar: shown.sidebar, size: size), size: size)
+            let shown = DemoSnapshot(app: app, model: model)
+            let frame = renderer.frame(for: &state, model: model, sidebar: shown.sidebar, locks: shown.locks, size: size)
+            try screen.draw(frame, size: size)
 
             let events = try poller.wait()
             if let signal = events.termination { return 128 + signal }
             if events.resized { size = terminal.size }
             if events.woken {
-                let now = (sidebar: app.sidebar, selection: app.selection)
+                let now = DemoSnapshot(app: app, model: app.makeModel())
                 let selection = (shown.selection, now.selection)
-                if let change = SidebarDifference.describe(from: shown.sidebar, to: now.sidebar, selection: selection) {
-                    state.noteExternalChange(change)
+                let change = SidebarDifference.describe(from: shown.sidebar, to: now.sidebar, selection: selection)
+                // A file that cannot be read changes nothing (its last good values stay), so a
+                // change of the locks came from a later, good read: it is what the screen shows now.
+                let problem = notices.take()
+                if now.locks != shown.locks {
+                    let locks = now.locks.summary ?? "nothing is locked any more."
+                    state.noteAdministratorChange(locks + (change.map { " " + $0 } ?? ""))
+                } else if let problem {
+                    state.noteAdministratorChange(problem, problem: true)
+                } else if let change {
+                    // A locked value that changed was changed in the forced file: nobody else can.
+                    if now.changedLockedValue(since: shown) {
+                        state.noteAdministratorChange(change)
+                    } else {
+                        state.noteExternalChange(change)
+                    }
                 }
             }
             for key in reader.feed(events.input) {
@@ -65,6 +103,44 @@ struct InteractiveSession {
                 if case .quit(let status) = state.handle(key) { return status }
             }
             if events.inputEnded { return 128 + EventPoller.hangUpSignal }  // the terminal went away
+        }
+    }
+}
+
+/// What the screen showed, to tell what changed when the loop is woken and who changed it.
+struct DemoSnapshot {
+    let customization: TabViewCustomization
+    let rooms: [String]
+    let sidebar: ResolvedSidebar<Int>
+    let selection: Int
+    let locks: DemoLocks
+
+    init(app: SmartHome, model: TabViewModel<Int>) {
+        customization = app.customization
+        rooms = app.roomNames
+        sidebar = model.sidebar(customization: customization)
+        selection = model.selection
+        locks = app.locks
+    }
+
+    /// Whether a key that is locked in both snapshots has another value now.
+    func changedLockedValue(since old: DemoSnapshot) -> Bool {
+        (locks.sidebar != nil && customization != old.customization) || (locks.rooms != nil && rooms != old.rooms)
+            || (locks.selection != nil && selection != old.selection)
+    }
+}
+
+/// What the diagnostics listener tells the loop about the forced file, handed over under a lock.
+final class AdministratorNotices: Sendable {
+    private let pending = Mutex<String?>(nil)
+
+    func add(_ notice: String) { pending.withLock { $0 = notice } }
+
+    /// The latest notice, once.
+    func take() -> String? {
+        pending.withLock { notice in
+            defer { notice = nil }
+            return notice
         }
     }
 }

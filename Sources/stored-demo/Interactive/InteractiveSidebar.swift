@@ -40,6 +40,7 @@ struct InteractiveSidebar {
     init(app: SmartHome) {
         self.app = app
         cursorValue = app.selection
+        if let summary = app.locks.summary { status = Status(text: summary, kind: .info) }
     }
 
     /// The tab under the cursor; the cursor moves to a neighbour when its tab disappears.
@@ -68,8 +69,10 @@ struct InteractiveSidebar {
         case .up, .character("k"): moveCursor(by: -1, in: sidebar)
         case .down, .character("j"): moveCursor(by: 1, in: sidebar)
         case .enter:
-            app.selection = tab.value
-            status = Status(text: "Opened \(tab.title).", kind: .done)
+            status = Self.outcome {
+                try app.select(tab.value)
+                return "Opened \(tab.title)."
+            }
         case .space:
             status = Self.outcome {
                 let (title, hidden) = try app.setVisibility(of: id, hidden: nil)
@@ -91,8 +94,13 @@ struct InteractiveSidebar {
                 return "Every tab is shown as the app declares it."
             }
         case .character("a"):
-            prompt = ""
-            status = Status(text: "Name the new room, then Enter (Esc cancels).", kind: .info)
+            // Refused before the prompt opens: a locked room list would only refuse the name after it was typed.
+            if let file = app.forcedFile(of: StoredKeys.rooms.name) {
+                status = Status(text: SmartHome.lockedMessage(key: StoredKeys.rooms.name, file: file), kind: .refused)
+            } else {
+                prompt = ""
+                status = Status(text: "Name the new room, then Enter (Esc cancels).", kind: .info)
+            }
         case .character("d"): removeRoom(under: tab)
         default: break
         }
@@ -102,6 +110,12 @@ struct InteractiveSidebar {
     /// Says on the status line that another process changed the store.
     mutating func noteExternalChange(_ description: String) {
         status = Status(text: "From another process: " + description, kind: .external)
+    }
+
+    /// Says on the status line that the administrator's forced file changed: what it locks now,
+    /// or that it cannot be read (`problem`, a warning).
+    mutating func noteAdministratorChange(_ description: String, problem: Bool = false) {
+        status = Status(text: "From the administrator: " + description, kind: problem ? .refused : .external)
     }
 
     private mutating func moveCursor(by offset: Int, in sidebar: ResolvedSidebar<Int>) {

@@ -10,7 +10,9 @@ import TabKit
 /// until the frame that shows the change has been read back from the terminal:
 /// - Space in window A (hide/show the tab under the cursor), redrawn in window A;
 /// - the same keystroke in window A, redrawn in window B (another process);
-/// - a `store.update` made by this process (a third one, like `stored-demo hide`), redrawn in A.
+/// - a `store.update` made by this process (a third one, like `stored-demo hide`), redrawn in A;
+/// - an administrator's save of the forced file by this process (a new file renamed over it, the
+///   locked room list alternating), redrawn in A.
 ///
 /// ```swift
 /// print(try LatencyMeasurement(count: 200).run())
@@ -27,10 +29,10 @@ struct LatencyMeasurement {
         let terminal: PseudoTerminal
         var screen = ScreenText()
 
-        init(storeURL: URL, home: URL) throws {
+        init(storeURL: URL, forcedURL: URL, home: URL) throws {
             terminal = try PseudoTerminal(size: TerminalSize(columns: 80, rows: 24))
             try terminal.spawn(
-                "/proc/self/exe", arguments: ["--store", storeURL.path],
+                "/proc/self/exe", arguments: ["--store", storeURL.path, "--forced", forcedURL.path],
                 environment: ["TERM=xterm-256color", "LANG=C.UTF-8", "HOME=\(home.path)"])
         }
 
@@ -45,9 +47,10 @@ struct LatencyMeasurement {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let storeURL = directory.appending(path: "prefs.sqlite")
+        let forcedURL = directory.appending(path: "forced.plist")  // none until the last rounds
 
-        let first = try Window(storeURL: storeURL, home: directory)
-        let second = try Window(storeURL: storeURL, home: directory)
+        let first = try Window(storeURL: storeURL, forcedURL: forcedURL, home: directory)
+        let second = try Window(storeURL: storeURL, forcedURL: forcedURL, home: directory)
         let windows = [first, second]
         for window in windows { try waitFor("[x] Home", in: window, pumping: windows) }
 
@@ -77,6 +80,16 @@ struct LatencyMeasurement {
             try waitFor(hide ? "[ ] Climate" : "[x] Climate", in: second, pumping: windows)
         }
 
+        var administrator: [Duration] = []
+        for round in 0..<count {
+            let room = round.isMultiple(of: 2) ? "Attic" : "Cellar"
+            let start = ContinuousClock.now
+            try Self.saveForcedRooms([room], to: forcedURL)
+            try waitFor("[x] \(room)", in: first, pumping: windows)
+            administrator.append(ContinuousClock.now - start)
+            try waitFor("[x] \(room)", in: second, pumping: windows)
+        }
+
         var statuses: [Int32] = []
         for window in windows {
             try window.terminal.send(Array("q".utf8))
@@ -87,8 +100,22 @@ struct LatencyMeasurement {
             Self.line("keystroke → redraw, same window:        ", local),
             Self.line("keystroke → redraw, other window:       ", otherWindow),
             Self.line("write in a third process → redraw:      ", external),
+            Self.line("forced-file save → redraw:              ", administrator),
             "(80×24 pseudo-terminals, one temporary SQLite store; the demos exited with \(statuses))",
         ].joined(separator: "\n")
+    }
+
+    /// Saves the forced file as an administrator's tool does: a new file renamed over the old one.
+    private static func saveForcedRooms(_ rooms: [String], to url: URL) throws {
+        let names = rooms.map { "<string>\($0)</string>" }.joined()
+        let text =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>rooms</key><array>"
+            + names + "</array></dict></plist>\n"
+        let temporary = url.deletingLastPathComponent().appending(path: url.lastPathComponent + ".new")
+        try Data(text.utf8).write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            throw DemoError.refused("measure-latency: cannot rename '\(temporary.path)' (errno \(errno)).")
+        }
     }
 
     /// Reads every window (so none blocks on a full terminal) until `window` shows `text`.

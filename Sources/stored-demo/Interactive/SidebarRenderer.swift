@@ -21,15 +21,16 @@ struct SidebarRenderer {
 
     /// The whole screen for this state and size; a screen too small gets a message instead.
     func frame(
-        for state: inout InteractiveSidebar, model: TabViewModel<Int>, sidebar: ResolvedSidebar<Int>, size: TerminalSize
+        for state: inout InteractiveSidebar, model: TabViewModel<Int>, sidebar: ResolvedSidebar<Int>, locks: DemoLocks,
+        size: TerminalSize
     ) -> Frame {
         guard size.isAtLeast(Self.minimumSize) else { return tooSmall(size) }
         let cursor = state.cursorTab(in: sidebar)
         let opened = sidebar.allTabs.first { $0.value == model.selection }
         let bodyHeight = size.rows - 5
         let paneWidth = size.columns - Self.sidebarWidth - 1
-        let left = sidebarRows(sidebar, cursor: cursor, opened: opened, height: bodyHeight)
-        let right = paneRows(opened: opened, cursor: cursor, sidebar: sidebar, width: paneWidth) { tab in
+        let left = sidebarRows(sidebar, cursor: cursor, opened: opened, locks: locks, height: bodyHeight)
+        let right = paneRows(opened: opened, cursor: cursor, sidebar: sidebar, locks: locks, width: paneWidth) { tab in
             model.tabs.first { $0.value == tab.value }?.content() ?? ""
         }
         var lines: [[Span]] = [titleLine(width: size.columns), [Span(rule(size.columns), .dimmed)]]
@@ -72,7 +73,7 @@ struct SidebarRenderer {
     }
 
     private func sidebarRows(
-        _ sidebar: ResolvedSidebar<Int>, cursor: ResolvedTab<Int>?, opened: ResolvedTab<Int>?, height: Int
+        _ sidebar: ResolvedSidebar<Int>, cursor: ResolvedTab<Int>?, opened: ResolvedTab<Int>?, locks: DemoLocks, height: Int
     ) -> [[Span]] {
         var rows: [[Span]] = []
         var cursorRow = 0
@@ -82,6 +83,7 @@ struct SidebarRenderer {
             let check = tab.isVisible ? "[x] " : "[ ] "
             let marks =
                 (tab.value == opened?.value ? " " + symbols.opened : "") + (tab.canChangeVisibility ? "" : " " + symbols.locked)
+                + (tab.canChangeVisibility && locks.sidebar != nil ? " " + symbols.forced : "")
             let text = (isCursor ? " " + symbols.selection + " " : "   ") + indent + check + tab.title + marks
             let attribute: Span.Attribute = isCursor ? .selected : (tab.isVisible ? .plain : .dimmed)
             rows.append([Span(style.fit(text, columns: Self.sidebarWidth - 1), attribute)])
@@ -90,7 +92,8 @@ struct SidebarRenderer {
             switch entry {
             case .tab(let tab): add(tab, indent: "")
             case .section(let section):
-                rows.append([Span("   " + section.title, .heading)])
+                let forced = section.customizationID == "rooms" && locks.rooms != nil  // the section of the room list
+                rows.append([Span("   " + section.title + (forced ? " " + symbols.forced : ""), .heading)])
                 for tab in section.tabs { add(tab, indent: "  ") }
             }
         }
@@ -105,7 +108,7 @@ struct SidebarRenderer {
     }
 
     private func paneRows(
-        opened: ResolvedTab<Int>?, cursor: ResolvedTab<Int>?, sidebar: ResolvedSidebar<Int>, width: Int,
+        opened: ResolvedTab<Int>?, cursor: ResolvedTab<Int>?, sidebar: ResolvedSidebar<Int>, locks: DemoLocks, width: Int,
         content: (ResolvedTab<Int>) -> String
     ) -> [[Span]] {
         guard let opened else {
@@ -117,8 +120,9 @@ struct SidebarRenderer {
         rows.append([])
         let section = sidebar.sections.first { $0.tabs.contains(opened) }?.title ?? "top level"
         let moves =
-            opened.canReorder
-            ? "yes, [ ] and { }" : (opened.canChangeVisibility ? "no: top-level tabs stay" : "no: customization disabled")
+            !opened.canReorder
+            ? (opened.canChangeVisibility ? "no: top-level tabs stay" : "no: customization disabled")
+            : (locks.sidebar != nil ? "no: locked by the administrator" : "yes, [ ] and { }")
         let facts = [
             ("ID", opened.customizationID ?? "none"), ("Value", String(opened.value)), ("Section", section),
             ("Shown", opened.isVisible ? "yes" : "no (hidden in the sidebar)"), ("Moves", moves),
@@ -127,6 +131,10 @@ struct SidebarRenderer {
         rows.append([])
         if let cursor, cursor.value != opened.value {
             rows.append([Span(" \(symbols.enter) opens \(cursor.title).", .dimmed)])
+        }
+        if let summary = locks.summary {
+            rows += wrap(summary, width: width - 2).map { [Span(" " + $0, .warning)] }
+            rows.append([])
         }
         rows += wrap(
             "Run stored-demo in a second terminal on the same store: a change in either shows in both.", width: width - 2

@@ -48,6 +48,8 @@ struct ScreenStyle: Equatable {
         var selection: String
         var opened: String
         var locked: String
+        /// Marks what an administrator's forced file locks (``locked`` marks what the app disables).
+        var forced: String
         var separator: String
         var rule: String
         var up: String
@@ -56,9 +58,10 @@ struct ScreenStyle: Equatable {
         var times: String
 
         static let unicode = Symbols(
-            selection: "▸", opened: "●", locked: "⊘", separator: "│", rule: "─", up: "↑", down: "↓", enter: "⏎", times: "×")
+            selection: "▸", opened: "●", locked: "⊘", forced: "🔒", separator: "│", rule: "─", up: "↑", down: "↓", enter: "⏎",
+            times: "×")
         static let ascii = Symbols(
-            selection: ">", opened: "*", locked: "(fixed)", separator: "|", rule: "-", up: "Up", down: "Dn", enter: "Enter",
-            times: "x")
+            selection: ">", opened: "*", locked: "(fixed)", forced: "(locked)", separator: "|", rule: "-", up: "Up", down: "Dn",
+            enter: "Enter", times: "x")
     }
 }
