@@ -160,6 +160,19 @@ enum PostgresSchema {
                     OR (attrelid = to_regclass('storedkit_removed_keys') AND attname = 'removed_at'))) = 3
         """
 
+    /// What the connected role lacks of the privileges a store's writes use (the tables' `INSERT`,
+    /// `UPDATE`, `DELETE`), as one line such as `INSERT on storedkit_namespaces, UPDATE on …`, or
+    /// NULL when it has them all: a role granted `SELECT` alone opens read-only.
+    static let missingWritePrivileges = """
+        SELECT string_agg(p.privilege || ' on ' || p.relation, ', ' ORDER BY p.position)
+            FROM (VALUES (1, 'storedkit_namespaces', 'INSERT'), (2, 'storedkit_namespaces', 'UPDATE'),
+                (3, 'storedkit_preferences', 'INSERT'), (4, 'storedkit_preferences', 'UPDATE'),
+                (5, 'storedkit_preferences', 'DELETE'), (6, 'storedkit_removed_keys', 'INSERT'),
+                (7, 'storedkit_removed_keys', 'UPDATE'), (8, 'storedkit_removed_keys', 'DELETE'))
+                AS p(position, relation, privilege)
+            WHERE NOT has_table_privilege(p.relation, p.privilege)
+        """
+
     /// `$1` namespace: its revision and schema version (no row: never written).
     static let selectNamespace = "SELECT revision, schema_version, pruned_revision FROM storedkit_namespaces WHERE namespace = $1"
 

@@ -19,6 +19,8 @@ final class PostgresServer: Sendable {
     private let slots = DispatchSemaphore(value: PostgresServer.maximumConnections)
     private let idle = Mutex<[PostgresConnection]>([])
     private let schemaReady = Mutex(false)
+    /// What the role lacks to write (``PostgresSchema/missingWritePrivileges``), found with the tables.
+    private let missingPrivileges = Mutex<String?>(nil)
     private let listenerState = Mutex<PostgresListener?>(nil)
     /// Whether the server is known to be down: then every command fails at once.
     let outage = PostgresOutage()
@@ -205,6 +207,16 @@ final class PostgresServer: Sendable {
                 throw PostgresSetup.explained(error)
             }
         }
+        let missing = try connection.query(PostgresSchema.missingWritePrivileges).first?.first ?? nil
+        missingPrivileges.withLock { $0 = missing }
         schemaReady.withLock { $0 = true }
     }
+
+    /// What this process's role lacks to write StoredKit's tables (nil: nothing), as found when
+    /// the first command checked the tables.
+    ///
+    /// ```swift
+    /// server.missingWritePrivilege  //=> "INSERT on storedkit_namespaces, ..." for a role granted SELECT alone
+    /// ```
+    var missingWritePrivilege: String? { missingPrivileges.withLock { $0 } }
 }
