@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// ```swift
 /// let store = try PreferenceStore(.postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42"))
-/// // $ psql prefs -c "select key, type, string_value from storedkit_preferences where namespace = 'user:42'"
+/// // $ psql prefs -c "select key, type, string_value from storedkit.preferences where namespace = 'user:42'"
 /// ```
 public final class PostgresBackend: Backend {
     /// The namespace this store reads and writes: the unit of isolation.
@@ -251,7 +251,7 @@ public final class PostgresBackend: Backend {
     /// ```swift
     /// let reporting = PostgresBackend(url: "postgresql://reporting@db/prefs", namespace: "user:42")
     /// _ = try reporting.load()
-    /// reporting.missingWritePrivilege  //=> "INSERT on storedkit_namespaces, UPDATE on storedkit_namespaces, ..."
+    /// reporting.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, UPDATE on storedkit.namespaces, ..."
     /// ```
     public var missingWritePrivilege: String? {
         state.withLock { $0.server }?.missingWritePrivilege

@@ -189,23 +189,25 @@ final class PostgresServer: Sendable {
     }
 
     /// Creates the tables once per process and server, under the advisory lock, unless they are
-    /// all there (checked again under the lock).
+    /// all there (checked again under the lock; see ``PostgresLayout/check(_:)``).
     private func ensureSchema(_ connection: PostgresConnection) throws {
         guard !schemaReady.withLock({ $0 }) else { return }
-        if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
-            try connection.run("BEGIN")
-            do {
-                // Another process may have created them while this one waited for the lock.
-                try connection.query(PostgresSchema.lockSchema)
-                if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
-                    try connection.run(PostgresSchema.create)
+        do {
+            if try !PostgresLayout.check(connection) {
+                try connection.run("BEGIN")
+                do {
+                    // Another process may have created them while this one waited for the lock.
+                    try connection.query(PostgresLayout.lockSchema)
+                    if try !PostgresLayout.check(connection) { try connection.run(PostgresLayout.create) }
+                    try connection.run("COMMIT")
+                    _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
+                } catch {
+                    connection.rollback()
+                    throw error
                 }
-                try connection.run("COMMIT")
-                _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
-            } catch {
-                connection.rollback()
-                throw PostgresSetup.explained(error)
             }
+        } catch {
+            throw PostgresSetup.explained(error)
         }
         let missing = try connection.query(PostgresSchema.missingWritePrivileges).first?.first ?? nil
         missingPrivileges.withLock { $0 = missing }
@@ -216,7 +218,7 @@ final class PostgresServer: Sendable {
     /// the first command checked the tables.
     ///
     /// ```swift
-    /// server.missingWritePrivilege  //=> "INSERT on storedkit_namespaces, ..." for a role granted SELECT alone
+    /// server.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, ..." for a role granted SELECT alone
     /// ```
     var missingWritePrivilege: String? { missingPrivileges.withLock { $0 } }
 }

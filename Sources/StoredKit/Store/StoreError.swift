@@ -208,7 +208,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// several causes (a statement cancelled by its timeout or by another session).
     private static func postgresAdvice(_ code: String, _ message: String) -> String {
         switch code {
-        case "42P01" where message.contains("storedkit_"):
+        case "42P01" where message.contains("storedkit"):
             return "StoredKit's table was dropped after the store opened it; the next write or open creates it again, "
                 + "empty. Restore its values from a backup ('stored import') if they are needed."
         case "42501": return "Grant the user the privileges it lacks (GRANT … ON … TO the user), or connect as another user."

@@ -78,7 +78,7 @@ struct PostgresReadOnlyRoleTests {
             return true
         }
         let rows = try database.admin.query(
-            "SELECT key, double_value FROM storedkit_preferences WHERE namespace = $1 ORDER BY key", [namespace])
+            "SELECT key, double_value FROM storedkit.preferences WHERE namespace = $1 ORDER BY key", [namespace])
         #expect(rows == [["volume", "0.5"]])
     }
 
@@ -99,7 +99,7 @@ struct PostgresReadOnlyRoleTests {
             return privilege.contains("UPDATE on") && "\(error)".contains("writing role")
         }
         let version = try database.admin.query(
-            "SELECT schema_version FROM storedkit_namespaces WHERE namespace = $1", [namespace])
+            "SELECT schema_version FROM storedkit.namespaces WHERE namespace = $1", [namespace])
         #expect(version == [["1"]])
 
         // Once the writing role ran them, the read-only role opens at the same version.
