@@ -180,11 +180,19 @@ extension PostgresLayout {
     /// role may not create there: relations named as the first layout's tables, with its columns
     /// and its three trigger names (what its open checks), whose every read and write fails with
     /// ``oldClientMessage`` (SQLSTATE 0A000): views over a function that raises it, and for
-    /// `storedkit_namespaces` (where an older client's every write starts) an empty table whose
-    /// trigger raises it. They hold nothing; `PUBLIC` may use them, so any older client, whatever
+    /// `storedkit_namespaces` (where an older client's every write starts, with `INSERT … ON
+    /// CONFLICT`) a simple view over the empty `storedkit.old_client_namespaces`, whose condition
+    /// raises it on every read and whose table's trigger raises it on every write. They hold nothing; `PUBLIC` may use them, so any older client, whatever
     /// its role, hears why.
     static let oldClientGuard = """
         CREATE OR REPLACE FUNCTION storedkit.refuse_old_client() RETURNS SETOF record LANGUAGE plpgsql
+            \(fixedSearchPath) AS $body$
+        BEGIN
+            RAISE EXCEPTION USING ERRCODE = 'feature_not_supported', MESSAGE = \(PostgresSetup.literal(oldClientMessage));
+        END
+        $body$;
+        -- STABLE, though it only raises: so the planner evaluates it once per statement, before any row.
+        CREATE OR REPLACE FUNCTION storedkit.refuse_old_client_read() RETURNS boolean LANGUAGE plpgsql STABLE
             \(fixedSearchPath) AS $body$
         BEGIN
             RAISE EXCEPTION USING ERRCODE = 'feature_not_supported', MESSAGE = \(PostgresSetup.literal(oldClientMessage));
@@ -196,7 +204,13 @@ extension PostgresLayout {
             RAISE EXCEPTION USING ERRCODE = 'feature_not_supported', MESSAGE = \(PostgresSetup.literal(oldClientMessage));
         END
         $body$;
-        GRANT EXECUTE ON FUNCTION storedkit.refuse_old_client(), storedkit.refuse_old_client_write() TO PUBLIC;
+        CREATE TABLE IF NOT EXISTS storedkit.old_client_namespaces (namespace text PRIMARY KEY,
+            revision bigint NOT NULL DEFAULT 0, schema_version bigint NOT NULL DEFAULT 0,
+            pruned_revision bigint NOT NULL DEFAULT 0, notify_token text);
+        CREATE OR REPLACE TRIGGER storedkit_refuse_old_client BEFORE INSERT OR UPDATE OR DELETE ON storedkit.old_client_namespaces
+            FOR EACH ROW EXECUTE FUNCTION storedkit.refuse_old_client_write();
+        GRANT EXECUTE ON FUNCTION storedkit.refuse_old_client(), storedkit.refuse_old_client_read(),
+            storedkit.refuse_old_client_write() TO PUBLIC;
         DO $guard$
         DECLARE
             target text := current_schema();
@@ -207,12 +221,12 @@ extension PostgresLayout {
                 OR to_regclass(format('%I.storedkit_removed_keys', target)) IS NOT NULL THEN
                 RETURN;
             END IF;
-            -- A table, not a view: an older client's write starts with INSERT … ON CONFLICT here, which
-            -- a view cannot take; the trigger refuses every row before the conflict is looked at.
-            EXECUTE format('CREATE TABLE %I.storedkit_namespaces (namespace text PRIMARY KEY, revision bigint NOT NULL DEFAULT 0, '
-                'schema_version bigint NOT NULL DEFAULT 0, pruned_revision bigint NOT NULL DEFAULT 0, notify_token text)', target);
-            EXECUTE format('CREATE TRIGGER storedkit_refuse_old_client BEFORE INSERT OR UPDATE OR DELETE ON %I.storedkit_namespaces '
-                'FOR EACH ROW EXECUTE FUNCTION storedkit.refuse_old_client_write()', target);
+            -- Over a table of its own: an older client's write starts with INSERT … ON CONFLICT here,
+            -- which only a simple view over a table with the key takes; the table's trigger then refuses
+            -- the row, and the view's condition (evaluated once per statement) refuses every read.
+            EXECUTE format('CREATE VIEW %I.storedkit_namespaces AS SELECT namespace, revision, schema_version, '
+                'pruned_revision, notify_token FROM storedkit.old_client_namespaces WHERE storedkit.refuse_old_client_read()',
+                target);
             EXECUTE format('CREATE VIEW %I.storedkit_preferences AS SELECT * FROM storedkit.refuse_old_client() AS t('
                 'namespace text, key text, type text, bool_value boolean, int_value bigint, uint_value numeric(20, 0), '
                 'double_value double precision, string_value text, data_value bytea, date_value timestamptz, json json, '

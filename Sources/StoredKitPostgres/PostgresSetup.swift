@@ -74,7 +74,12 @@ package enum PostgresSetup {
             try connection.run("COMMIT")
         } catch {
             connection.rollback()
-            throw error
+            guard case .postgres(let server, "42501", let message)? = error as? StoreError, message.contains("storedkit_")
+            else { throw error }
+            throw StoreError.postgres(
+                server: server, code: "42501",
+                message: message + ". The tables of StoredKit 0.9.0 and before belong to the role that created them: "
+                    + "run the setup as that role, as a member of it (GRANT that role TO this one) or as a superuser")
         }
     }
 

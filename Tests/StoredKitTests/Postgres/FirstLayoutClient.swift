@@ -119,6 +119,16 @@ enum FirstLayoutClient {
         SELECT 'value', key, type, bool_value, int_value, uint_value, double_value, string_value, data_value, date_value, json FROM storedkit_preferences WHERE namespace = $1
         """
 
+    /// `PostgresSchema.selectNamespace` of 0.9.0 (`$1` namespace): what `startWatching` looks at.
+    static let selectNamespace = "SELECT revision, schema_version, pruned_revision FROM storedkit_namespaces WHERE namespace = $1"
+
+    /// `PostgresNamespaceSummary.listing` of 0.9.0 (`$1` one namespace or NULL): `stored namespaces` and `stored read`.
+    static let listing = """
+        SELECT n.namespace, n.schema_version, n.revision,
+            (SELECT count(*) FROM storedkit_preferences AS p WHERE p.namespace = n.namespace)
+            FROM storedkit_namespaces AS n WHERE $1::text IS NULL OR n.namespace = $1::text ORDER BY n.namespace
+        """
+
     /// `PostgresSchema.bumpRevision` of 0.9.0 (`$1` namespace, `$2` schema version or NULL,
     /// `$3` the notice tail, NULL here): the write transaction's first statement.
     static let bumpRevision = """

@@ -95,7 +95,9 @@ struct PostgresUpgradeTests {
         let write: () throws -> Void = {
             try FirstLayoutClient.write(stale, namespace: "user:1", values: ["volume": ("double", column(3, "0.1"))])
         }
-        for attempt in [read, write] {
+        let look: () throws -> Void = { _ = try stale.query(FirstLayoutClient.selectNamespace, ["user:1"]) }
+        let list: () throws -> Void = { _ = try stale.query(FirstLayoutClient.listing, [nil]) }
+        for attempt in [read, write, look, list] {
             #expect {
                 try attempt()
             } throws: { error in
