@@ -42,8 +42,12 @@ enum PostgresLayout {
                 to_regclass('storedkit_preferences'), to_regclass('storedkit_removed_keys')))
         """
 
-    /// The newest layout in the database and the release it needs (run once ``state`` found it complete).
-    static let newest = "SELECT version, client FROM storedkit.layout ORDER BY version DESC LIMIT 1"
+    /// The newest layout in the database, the release it needs and what the role lacks to write
+    /// (``PostgresSchema/missingWritePrivileges``), in one round trip: run once ``state`` found it complete.
+    static let newest = """
+        SELECT l.version, l.client, (\(PostgresSchema.missingWritePrivileges))
+            FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT version, client FROM storedkit.layout ORDER BY version DESC LIMIT 1) AS l ON true
+        """
 
     /// The schema, the tables, their indexes, the functions and triggers, and the guard for older
     /// clients. Only run when ``state`` says something is missing, under ``lockSchema``: CREATE
@@ -303,10 +307,15 @@ extension PostgresLayout {
 }
 
 extension PostgresLayout {
-    /// Whether the database has this layout complete (false: ``create`` is to run). Throws when
-    /// it holds a newer layout (naming the release it needs) or the first layout's tables still
-    /// (to be moved by `stored postgres-setup --apply`, not left for a fresh empty copy).
-    static func check(_ connection: PostgresConnection) throws -> Bool {
+    /// A database whose layout this client reads, and what its role lacks to write it (nil: nothing).
+    struct Ready {
+        var missingWritePrivilege: String?
+    }
+
+    /// The database's layout, when it is this one and complete (nil: ``create`` is to run). Throws
+    /// when it holds a newer layout (naming the release it needs) or the first layout's tables
+    /// still (to be moved by `stored postgres-setup --apply`, not left for a fresh empty copy).
+    static func check(_ connection: PostgresConnection) throws -> Ready? {
         let row = try connection.query(state).first
         let server = connection.address.description
         guard row?.first == "t" else {
@@ -318,16 +327,17 @@ extension PostgresLayout {
                         + "`stored postgres-setup URL --role ROLE --apply`, run as their owner or a superuser, "
                         + "after stopping or upgrading the older clients")
             }
-            return false
+            return nil
         }
-        let newest = try connection.query(Self.newest).first
-        if let found = newest?.first.flatMap({ $0.flatMap { Int($0) } }), found > version {
-            let needed = (newest?.last ?? nil) ?? "a newer release"
+        let newest = try connection.query(Self.newest).first ?? []
+        let found = newest.first.flatMap { $0.flatMap { Int($0) } } ?? version
+        guard found <= version else {
+            let needed = (newest.count > 1 ? newest[1] : nil) ?? "a newer release"
             throw StoreError.postgres(
                 server: server, code: "0A000",
                 message: "this database has StoredKit's table layout \(found); this client reads layout \(version): "
                     + "use StoredKit \(needed) or newer")
         }
-        return true
+        return Ready(missingWritePrivilege: newest.count > 2 ? newest[2] : nil)
     }
 }

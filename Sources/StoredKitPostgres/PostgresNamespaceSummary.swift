@@ -26,7 +26,7 @@ public struct PostgresNamespaceSummary: Sendable, Hashable {
     /// ```
     public static func all(url: String, named: String? = nil) throws -> [PostgresNamespaceSummary] {
         let connection = try PostgresConnection(address: PostgresAddress(url))
-        guard try PostgresLayout.check(connection) else { return [] }
+        guard try PostgresLayout.check(connection) != nil else { return [] }
         let rows = try connection.query(listing, [named])
         return rows.compactMap { row in
             guard row.count == 4, let name = row[0] else { return nil }

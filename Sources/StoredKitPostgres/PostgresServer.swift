@@ -192,25 +192,27 @@ final class PostgresServer: Sendable {
     /// all there (checked again under the lock; see ``PostgresLayout/check(_:)``).
     private func ensureSchema(_ connection: PostgresConnection) throws {
         guard !schemaReady.withLock({ $0 }) else { return }
+        var ready: PostgresLayout.Ready?
         do {
-            if try !PostgresLayout.check(connection) {
+            ready = try PostgresLayout.check(connection)
+            if ready == nil {
                 try connection.run("BEGIN")
                 do {
                     // Another process may have created them while this one waited for the lock.
                     try connection.query(PostgresLayout.lockSchema)
-                    if try !PostgresLayout.check(connection) { try connection.run(PostgresLayout.create) }
+                    if try PostgresLayout.check(connection) == nil { try connection.run(PostgresLayout.create) }
                     try connection.run("COMMIT")
                     _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
                 } catch {
                     connection.rollback()
                     throw error
                 }
+                ready = try PostgresLayout.check(connection)
             }
         } catch {
             throw PostgresSetup.explained(error)
         }
-        let missing = try connection.query(PostgresSchema.missingWritePrivileges).first?.first ?? nil
-        missingPrivileges.withLock { $0 = missing }
+        missingPrivileges.withLock { $0 = ready?.missingWritePrivilege }
         schemaReady.withLock { $0 = true }
     }
 
