@@ -45,8 +45,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The store was opened read-only and a write was attempted.
     case readOnly(path: String)
     /// The backend may only read (its role lacks `privilege`, as ``Backend/missingWritePrivilege``
-    /// found at open), so the write of `key` was refused at once and nothing was written; `key` is
-    /// `nil` for the schema version a pending migration would write.
+    /// found at open, or the server's "permission denied" at a commit after a privilege was
+    /// revoked), so the write of `key` was refused and nothing was written, nor kept pending;
+    /// `key` is `nil` for the schema version a pending migration would write.
     ///
     /// ```swift
     /// try reporting.update(.volume) { $0 = 1 }

@@ -139,3 +139,30 @@ struct PostgresReadOnlyRoleTests {
         }
     }
 }
+
+/// A privilege revoked while a store is open: its writes are dropped and named, not retried at
+/// every flush for ever.
+@Suite("PostgreSQL privilege revoked after the open", .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct PostgresRevokedPrivilegeTests {
+    @Test func aRevokedWriteIsDroppedNamedAndNotKeptPending() throws {
+        let database = try PostgresReadOnlyRoleTests.ReadOnlyDatabase()
+        defer { database.drop() }
+        try database.admin.run("GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA storedkit TO \(database.role)")
+        let namespace = PostgresTestServer.freshNamespace("revoked")
+        let store = try PreferenceStore(.postgres(url: database.readerURL, namespace: namespace), durability: .immediate)
+        #expect(!store.isReadOnly)
+        store.set(1, forKey: "volume")
+        try store.flush()
+
+        try database.admin.run("REVOKE INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA storedkit FROM \(database.role)")
+        store.set(2, forKey: "volume")  // committed at once, and refused
+        #expect(store.state.withLock { $0.pending.isEmpty })
+        #expect(store.value(forKey: "volume", as: Int.self) == 1)
+        try store.flush()  // nothing left to retry
+        let refused = store.recentEvents.filter { event in
+            guard case .commitFailed(.writeNotPermitted(_, "volume", let privilege)) = event else { return false }
+            return privilege.contains("permission denied")
+        }
+        #expect(refused.count == 1, "\(store.recentEvents)")
+    }
+}
