@@ -179,18 +179,18 @@ final class RawPostgresBaseline {
 
     /// The store's own statements (PostgresSchema), written out again: the baseline must not call StoredKit.
     private static let bump = """
-        INSERT INTO storedkit_namespaces AS n (namespace, revision) VALUES ($1, 1)
+        INSERT INTO storedkit.namespaces AS n (namespace, revision) VALUES ($1, 1)
             ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
             RETURNING revision, set_config('storedkit.writer', 'on', true)
         """
     private static let upsert = """
-        INSERT INTO storedkit_preferences (namespace, key, type, int_value, updated_at, revision)
+        INSERT INTO storedkit.preferences (namespace, key, type, int_value, updated_at, revision)
             VALUES ($1, $2, 'int', $3::bigint, now(), $4::bigint)
             ON CONFLICT (namespace, key) DO UPDATE SET type = excluded.type, int_value = excluded.int_value,
                 updated_at = excluded.updated_at, revision = excluded.revision
         """
     private static let select = """
         SELECT key, type, bool_value, int_value, uint_value, double_value, string_value, data_value,
-            date_value, json FROM storedkit_preferences WHERE namespace = $1
+            date_value, json FROM storedkit.preferences WHERE namespace = $1
         """
 }

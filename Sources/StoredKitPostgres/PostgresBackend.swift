@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// ```swift
 /// let store = try PreferenceStore(.postgres(url: "postgresql://app@db.internal/prefs", namespace: "user:42"))
-/// // $ psql prefs -c "select key, type, string_value from storedkit_preferences where namespace = 'user:42'"
+/// // $ psql prefs -c "select key, type, string_value from storedkit.preferences where namespace = 'user:42'"
 /// ```
 public final class PostgresBackend: Backend {
     /// The namespace this store reads and writes: the unit of isolation.
@@ -242,6 +242,19 @@ public final class PostgresBackend: Backend {
             }
         }
         if let current, current > seenRevision.load(ordering: .acquiring) { handlers.withLock { $0.onChange }?() }
+    }
+
+    /// What this backend's role lacks to write the tables, as its first ``load()`` found it
+    /// (`has_table_privilege`); `nil` when it may write. A role granted `SELECT` alone opens a
+    /// read-only store that refuses every write at once.
+    ///
+    /// ```swift
+    /// let reporting = PostgresBackend(url: "postgresql://reporting@db/prefs", namespace: "user:42")
+    /// _ = try reporting.load()
+    /// reporting.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, UPDATE on storedkit.namespaces, ..."
+    /// ```
+    public var missingWritePrivilege: String? {
+        state.withLock { $0.server }?.missingWritePrivilege
     }
 
     /// Stops the calls started by ``startWatching(_:)``.

@@ -11,7 +11,7 @@ import StoredKit
 ///
 /// ```swift
 /// let connection = try PostgresConnection(address: address)
-/// let rows = try connection.query("SELECT revision FROM storedkit_namespaces WHERE namespace = $1", ["user:42"])
+/// let rows = try connection.query("SELECT revision FROM storedkit.namespaces WHERE namespace = $1", ["user:42"])
 /// rows.first?[0]  //=> "7"
 /// ```
 final class PostgresConnection: @unchecked Sendable {
@@ -146,7 +146,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// for results too large to copy into arrays of strings first.
     ///
     /// ```swift
-    /// let revisions = try connection.query("SELECT revision FROM storedkit_namespaces", []) { result in
+    /// let revisions = try connection.query("SELECT revision FROM storedkit.namespaces", []) { result in
     ///     (0..<result.rowCount).compactMap { result.integer($0, 0) }
     /// }  //=> [7, 12]
     /// ```

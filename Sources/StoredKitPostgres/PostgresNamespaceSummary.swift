@@ -26,7 +26,7 @@ public struct PostgresNamespaceSummary: Sendable, Hashable {
     /// ```
     public static func all(url: String, named: String? = nil) throws -> [PostgresNamespaceSummary] {
         let connection = try PostgresConnection(address: PostgresAddress(url))
-        guard try connection.query(PostgresSchema.tablesExist).first?.first == "t" else { return [] }
+        guard try PostgresLayout.check(connection) != nil else { return [] }
         let rows = try connection.query(listing, [named])
         return rows.compactMap { row in
             guard row.count == 4, let name = row[0] else { return nil }
@@ -48,7 +48,7 @@ public struct PostgresNamespaceSummary: Sendable, Hashable {
     /// `$1` one namespace, or NULL for all: name, schema version, revision, key count.
     private static let listing = """
         SELECT n.namespace, n.schema_version, n.revision,
-            (SELECT count(*) FROM storedkit_preferences AS p WHERE p.namespace = n.namespace)
-            FROM storedkit_namespaces AS n WHERE $1::text IS NULL OR n.namespace = $1::text ORDER BY n.namespace
+            (SELECT count(*) FROM storedkit.preferences AS p WHERE p.namespace = n.namespace)
+            FROM storedkit.namespaces AS n WHERE $1::text IS NULL OR n.namespace = $1::text ORDER BY n.namespace
         """
 }

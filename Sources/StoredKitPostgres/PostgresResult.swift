@@ -7,7 +7,7 @@ import StoredKit
 /// ``PostgresConnection/query(_:_:reading:)``, which frees the result afterwards.
 ///
 /// ```swift
-/// let count = try connection.query("SELECT key FROM storedkit_preferences", [], reading: { $0.rowCount })  //=> 3
+/// let count = try connection.query("SELECT key FROM storedkit.preferences", [], reading: { $0.rowCount })  //=> 3
 /// ```
 struct PostgresResult {
     fileprivate let handle: OpaquePointer

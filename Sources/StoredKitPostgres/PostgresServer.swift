@@ -19,6 +19,8 @@ final class PostgresServer: Sendable {
     private let slots = DispatchSemaphore(value: PostgresServer.maximumConnections)
     private let idle = Mutex<[PostgresConnection]>([])
     private let schemaReady = Mutex(false)
+    /// What the role lacks to write (``PostgresSchema/missingWritePrivileges``), found with the tables.
+    private let missingPrivileges = Mutex<String?>(nil)
     private let listenerState = Mutex<PostgresListener?>(nil)
     /// Whether the server is known to be down: then every command fails at once.
     let outage = PostgresOutage()
@@ -187,24 +189,38 @@ final class PostgresServer: Sendable {
     }
 
     /// Creates the tables once per process and server, under the advisory lock, unless they are
-    /// all there (checked again under the lock).
+    /// all there (checked again under the lock; see ``PostgresLayout/check(_:)``).
     private func ensureSchema(_ connection: PostgresConnection) throws {
         guard !schemaReady.withLock({ $0 }) else { return }
-        if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
-            try connection.run("BEGIN")
-            do {
-                // Another process may have created them while this one waited for the lock.
-                try connection.query(PostgresSchema.lockSchema)
-                if try connection.query(PostgresSchema.tablesExist).first?.first != "t" {
-                    try connection.run(PostgresSchema.create)
+        var ready: PostgresLayout.Ready?
+        do {
+            ready = try PostgresLayout.check(connection)
+            if ready == nil {
+                try connection.run("BEGIN")
+                do {
+                    // Another process may have created them while this one waited for the lock.
+                    try connection.query(PostgresLayout.lockSchema)
+                    if try PostgresLayout.check(connection) == nil { try connection.run(PostgresLayout.create) }
+                    try connection.run("COMMIT")
+                    _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
+                } catch {
+                    connection.rollback()
+                    throw error
                 }
-                try connection.run("COMMIT")
-                _ = connection.takeNotices()  // "relation exists, skipping": ours, not news
-            } catch {
-                connection.rollback()
-                throw PostgresSetup.explained(error)
+                ready = try PostgresLayout.check(connection)
             }
+        } catch {
+            throw PostgresSetup.explained(error)
         }
+        missingPrivileges.withLock { $0 = ready?.missingWritePrivilege }
         schemaReady.withLock { $0 = true }
     }
+
+    /// What this process's role lacks to write StoredKit's tables (nil: nothing), as found when
+    /// the first command checked the tables.
+    ///
+    /// ```swift
+    /// server.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, ..." for a role granted SELECT alone
+    /// ```
+    var missingWritePrivilege: String? { missingPrivileges.withLock { $0 } }
 }

@@ -1,7 +1,8 @@
 import StoredKit
 
-/// What a DBA runs once so that application roles need no ownership: the tables, owned by the
-/// role that runs it, and the grants for an application role and, optionally, a read-only role
+/// What a DBA runs once so that application roles need no ownership: schema `storedkit` and its
+/// tables, owned by the role that runs it (a database of StoredKit 0.9.0 or before moved into it),
+/// and the grants for an application role and, optionally, a read-only role
 /// (`stored postgres-setup`). Role names are never spliced into SQL text: ``apply(url:role:readOnlyRole:)``
 /// binds them with `set_config`, and the script quotes them with `format('%I')`.
 ///
@@ -11,64 +12,74 @@ import StoredKit
 /// ```
 package enum PostgresSetup {
     /// The grants, reading the role names from the settings `storedkit.setup_role` and
-    /// `storedkit.setup_read_only_role` (empty: none). The application role gets `SELECT, INSERT,
-    /// UPDATE, DELETE` on the three tables and `EXECUTE` on the one function a hand edit calls,
-    /// nothing more; `EXECUTE` is revoked from `PUBLIC` on both functions; the read-only role
-    /// gets `SELECT` on the tables.
+    /// `storedkit.setup_read_only_role` (empty: none). The application role gets `USAGE` on schema
+    /// `storedkit`, `SELECT` on `storedkit.layout`, `SELECT, INSERT, UPDATE, DELETE` on the three
+    /// tables and `EXECUTE` on the one function a hand edit calls, nothing more; the read-only
+    /// role gets `USAGE` and `SELECT`. Names are quoted with `format('%I')`, never spliced.
     static let grants = """
         DO $setup$
         DECLARE
             app text := coalesce(current_setting('storedkit.setup_role', true), '');
             reader text := coalesce(current_setting('storedkit.setup_read_only_role', true), '');
-            schema_name text := current_schema();
         BEGIN
-            EXECUTE format('REVOKE EXECUTE ON FUNCTION %I.storedkit_bump_for_hand_edit(text), %I.storedkit_record_hand_edits() FROM PUBLIC',
-                schema_name, schema_name);
             IF app <> '' THEN
-                EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', schema_name, app);
-                EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE %I.storedkit_namespaces, %I.storedkit_preferences, %I.storedkit_removed_keys TO %I',
-                    schema_name, schema_name, schema_name, app);
-                EXECUTE format('GRANT EXECUTE ON FUNCTION %I.storedkit_bump_for_hand_edit(text) TO %I', schema_name, app);
+                EXECUTE format('GRANT USAGE ON SCHEMA storedkit TO %I', app);
+                EXECUTE format('GRANT SELECT ON TABLE storedkit.layout TO %I', app);
+                EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE storedkit.namespaces, storedkit.preferences, '
+                    'storedkit.removed_keys TO %I', app);
+                EXECUTE format('GRANT EXECUTE ON FUNCTION storedkit.bump_for_hand_edit(text) TO %I', app);
             END IF;
             IF reader <> '' THEN
-                EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', schema_name, reader);
-                EXECUTE format('GRANT SELECT ON TABLE %I.storedkit_namespaces, %I.storedkit_preferences, %I.storedkit_removed_keys TO %I',
-                    schema_name, schema_name, schema_name, reader);
+                EXECUTE format('GRANT USAGE ON SCHEMA storedkit TO %I', reader);
+                EXECUTE format('GRANT SELECT ON TABLE storedkit.layout, storedkit.namespaces, storedkit.preferences, '
+                    'storedkit.removed_keys TO %I', reader);
             END IF;
         END
         $setup$;
         """
 
+    /// Everything the setup runs, in order: the layout (``PostgresLayout/create``), the move of a
+    /// first-layout database (``PostgresLayout/moveFirstLayout``) and the guard for older clients
+    /// in its place, then the grants.
+    static let statements = [
+        PostgresLayout.lockSchema + ";", PostgresLayout.create, PostgresLayout.moveFirstLayout,
+        PostgresLayout.oldClientGuard, grants,
+    ]
+
     /// The whole script for `psql`, run by the owning role: the role names as settings (quoted as
-    /// SQL string literals), the tables, the grants, in one transaction.
+    /// SQL string literals), the layout, the move of an older database, the grants, in one transaction.
     package static func script(role: String, readOnlyRole: String?) -> String {
         """
-        -- StoredKit setup: run as the role that is to own StoredKit's tables (psql -1 -f or --apply).
+        -- StoredKit setup: run as the role that is to own StoredKit's schema (psql -1 -f or --apply).
+        -- A database of StoredKit 0.9.0 or before is moved into schema storedkit: run it then as the
+        -- owner of its storedkit_* tables (or a member of that role, or a superuser).
         BEGIN;
         SELECT set_config('storedkit.setup_role', \(literal(role)), true);
         SELECT set_config('storedkit.setup_read_only_role', \(literal(readOnlyRole ?? "")), true);
-        \(PostgresSchema.lockSchema);
-        \(PostgresSchema.create)
-        \(grants)
+        \(statements.joined(separator: "\n"))
         COMMIT;
         """
     }
 
     /// Runs the script on `url` as its role, the names bound as parameters; throws the server's
-    /// error (a role that does not exist, a schema the role may not create in).
+    /// error (a role that does not exist, a schema the role may not create, first-layout tables
+    /// it does not own).
     package static func apply(url: String, role: String, readOnlyRole: String?) throws {
         let connection = try PostgresConnection(address: PostgresAddress(url))
         try connection.run("BEGIN")
         do {
             try connection.query("SELECT set_config('storedkit.setup_role', $1, true)", [role])
             try connection.query("SELECT set_config('storedkit.setup_read_only_role', $1, true)", [readOnlyRole ?? ""])
-            try connection.query(PostgresSchema.lockSchema)
-            try connection.run(PostgresSchema.create)
-            try connection.run(grants)
+            for statement in statements { try connection.run(statement) }
             try connection.run("COMMIT")
         } catch {
             connection.rollback()
-            throw error
+            guard case .postgres(let server, "42501", let message)? = error as? StoreError, message.contains("storedkit_")
+            else { throw error }
+            throw StoreError.postgres(
+                server: server, code: "42501",
+                message: message + ". The tables of StoredKit 0.9.0 and before belong to the role that created them: "
+                    + "run the setup as that role, as a member of it (GRANT that role TO this one) or as a superuser")
         }
     }
 
@@ -83,7 +94,7 @@ package enum PostgresSetup {
         return StoreError.postgres(
             server: server, code: "42501",
             message: message
-                + ". StoredKit's tables are missing or older than this version, and this role may not create or change them: "
-                + "have their owner run `stored postgres-setup URL --role ROLE --apply` once")
+                + ". StoredKit's schema storedkit is missing, incomplete or not granted to this role, and this role may not "
+                + "create it: have the database's owner run `stored postgres-setup URL --role ROLE --apply` once")
     }
 }

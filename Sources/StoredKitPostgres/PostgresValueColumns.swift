@@ -1,7 +1,7 @@
 import Foundation
 import StoredKit
 
-/// How a ``StoredValue`` is laid out in the typed columns of `storedkit_preferences`, with the
+/// How a ``StoredValue`` is laid out in the typed columns of `storedkit.preferences`, with the
 /// same `type` names as the SQLite layout (``SQLiteValueColumns``). Exactly one column is set
 /// (two for a date), so `psql` queries read naturally and every value reads back exactly:
 ///

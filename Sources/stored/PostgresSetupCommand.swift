@@ -8,11 +8,15 @@ extension Command {
         arguments: "URL",
         summary: "Print (or run) the SQL that creates StoredKit's tables and grants a role their use",
         discussion: """
-            Prints a script for psql, to run as the role that is to own StoredKit's tables: it creates
-            them in that role's current schema and grants the --role SELECT, INSERT, UPDATE, DELETE on
-            them and EXECUTE on the function hand edits call, nothing more; EXECUTE is revoked from
-            PUBLIC; the --read-only-role gets SELECT only. Role names are bound, never spliced into
-            SQL. With --apply, runs it on URL, whose role must be the owner (or may create the tables).
+            Prints a script for psql, to run as the role that is to own StoredKit's schema: it creates
+            schema storedkit and its tables and grants the --role USAGE on it, SELECT, INSERT, UPDATE,
+            DELETE on the tables and EXECUTE on the function hand edits call, nothing more; EXECUTE is
+            revoked from PUBLIC; the --read-only-role gets USAGE and SELECT only. Role names are bound,
+            never spliced into SQL. A database of StoredKit 0.9.0 or before is moved into the schema,
+            every row kept (the old tables stay as storedkit_*_layout_1), and older clients then fail
+            naming the release they need: run it as the old tables' owner, a member of that role, or a
+            superuser. With --apply, runs it on URL, whose role must own the database (or may create
+            the schema).
             """,
         options: [
             OptionSpec("role", value: "ROLE", "The application role that reads and writes."),

@@ -39,7 +39,7 @@ public enum ExternalCommand {
     /// returns its output, trimmed; throws when psql fails.
     ///
     /// ```swift
-    /// try ExternalCommand.psql(url, "SELECT count(*) FROM storedkit_preferences")  //=> "12"
+    /// try ExternalCommand.psql(url, "SELECT count(*) FROM storedkit.preferences")  //=> "12"
     /// ```
     @discardableResult
     public static func psql(_ url: String, _ sql: String) throws -> String {

@@ -60,7 +60,7 @@ struct UnnamedRefusalTests {
             let open = { try PreferenceStore(.postgres(url: url, namespace: "check")) }
             let store = try open()
             _ = try ExternalCommand.psql(
-                url, "ALTER TABLE storedkit_preferences ADD CONSTRAINT short CHECK (length(string_value) <= 100)")
+                url, "ALTER TABLE storedkit.preferences ADD CONSTRAINT short CHECK (length(string_value) <= 100)")
             try Self.writeAndCheck(store, reopen: open)
         }
     }

@@ -149,8 +149,8 @@ extension PostgresScenarios {
             """
             BEGIN;
             SELECT set_config('storedkit.writer', 'on', true);
-            INSERT INTO storedkit_namespaces (namespace, revision) VALUES ('\(namespace)', 1);
-            INSERT INTO storedkit_preferences (namespace, key, type, int_value, revision)
+            INSERT INTO storedkit.namespaces (namespace, revision) VALUES ('\(namespace)', 1);
+            INSERT INTO storedkit.preferences (namespace, key, type, int_value, revision)
                 SELECT '\(namespace)', 'key.' || i, 'int', i, 1 FROM generate_series(1, \(keys)) AS i;
             COMMIT
             """)

@@ -87,6 +87,18 @@ public protocol Backend: AnyObject, Sendable {
     /// }
     /// ```
     func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void)
+
+    /// What this backend lacks to write, when it found at ``load()`` that it may only read (a
+    /// PostgreSQL role granted `SELECT` alone); `nil` when it may write. The store asks once, after
+    /// its first load: it then opens read-only and refuses every write at once with
+    /// ``StoreError/writeNotPermitted(location:key:privilege:)`` naming this, and fails its open
+    /// when migrations are pending. The default is `nil`: a backend that can always write.
+    ///
+    /// ```swift
+    /// try reporting.load()
+    /// reporting.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, UPDATE on storedkit.namespaces, ..."
+    /// ```
+    var missingWritePrivilege: String? { get }
 }
 
 extension Backend {
@@ -103,6 +115,13 @@ extension Backend {
     /// MemoryBackend().startSignalling { _ in }  // never called
     /// ```
     public func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void) {}
+
+    /// `nil`: a backend that can always write (see the requirement).
+    ///
+    /// ```swift
+    /// MemoryBackend().missingWritePrivilege  //=> nil
+    /// ```
+    public var missingWritePrivilege: String? { nil }
 }
 
 /// Everything a backend holds: the values and the schema version that migrations maintain.

@@ -4,10 +4,12 @@ struct MigrationRunner {
     let durability: Durability
     var whenNewer: NewerSchemaPolicy = .fail
 
-    /// The data to serve, and whether it must be served read-only (it is newer than this app).
+    /// The data to serve, and whether it must be served read-only: it is newer than this app, or
+    /// the backend lacks `missingPrivilege` to write.
     struct Opened {
         var snapshot: BackendSnapshot
         var isReadOnly = false
+        var missingPrivilege: String? = nil
     }
 
     /// What the exclusive section found or did.
@@ -19,10 +21,24 @@ struct MigrationRunner {
     }
 
     func open(_ backend: any Backend) throws -> Opened {
+        let opened = try openWritable(backend)
+        guard let missing = backend.missingWritePrivilege else { return opened }
+        return Opened(snapshot: opened.snapshot, isReadOnly: true, missingPrivilege: missing)
+    }
+
+    /// ``open(_:)`` before asking whether the backend may write: a backend that may only read and
+    /// has migrations pending fails the open, naming the first migration (the writing role runs them).
+    private func openWritable(_ backend: any Backend) throws -> Opened {
         try validate()
         let loaded = try backend.load()
         // Without migrations the caller does not manage a schema (an inspection tool, say): any version opens.
         guard let latest = migrations.last?.version else { return Opened(snapshot: loaded) }
+        if loaded.schemaVersion < latest, let missing = backend.missingWritePrivilege,
+            let first = migrations.first(where: { $0.version > loaded.schemaVersion })
+        {
+            let refusal = StoreError.writeNotPermitted(location: backend.location, key: nil, privilege: missing)
+            throw StoreError.migrationFailed(version: first.version, name: first.name, underlying: refusal)
+        }
         if loaded.schemaVersion > latest { return try newer(loaded, supported: latest) }
         guard loaded.schemaVersion < latest else { return Opened(snapshot: loaded) }
         let outcome = try backend.withExclusiveAccess { fresh -> (BackendChanges, Outcome) in

@@ -39,7 +39,13 @@ extension PreferenceStore {
             report(.commitFailed(error))
             throw error
         }
-        for case .refused(let key, let reason) in refusals { report(.encodingFailed(key: key, reason: reason)) }
+        for refusal in refusals {
+            if case .refused(let key, let reason) = refusal {
+                report(.encodingFailed(key: key, reason: reason))
+            } else {
+                report(.commitFailed(refusal))  // a write its role may no longer make
+            }
+        }
         deliverChanges()
         if let refusal = refusals.first { throw refusal }
     }

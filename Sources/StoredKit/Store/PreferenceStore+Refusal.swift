@@ -63,8 +63,10 @@ extension PreferenceStore {
 
     /// Commits `batch` (called holding the backend lock). A key the backend refuses with
     /// ``StoreError/refused(key:reason:)`` is dropped, its memory value goes back to the
-    /// committed one, and the rest is committed again; the refusals are returned. Any other
-    /// failure keeps what was not committed pending (for the next flush) and is thrown.
+    /// committed one, and the rest is committed again; the refusals are returned. A privilege the
+    /// role lost since the open (PostgreSQL's 42501) refuses every key of the batch the same way,
+    /// as ``StoreError/writeNotPermitted(location:key:privilege:)``. Any other failure keeps what
+    /// was not committed pending (for the next flush) and is thrown.
     func commitRefusingAlone(_ batch: [String: StoredValue?]) throws -> [StoreError] {
         var remaining = batch
         var refusals: [String: StoreError] = [:]
@@ -82,6 +84,15 @@ extension PreferenceStore {
                 refusals.merge(try commitEachAlone(remaining, after: error)) { $1 }
                 remaining.removeAll()
                 fresh = try? backend.load()  // the commits' own snapshots are each older than the next commit
+            } catch StoreError.postgres(_, "42501", let message) {
+                // A privilege revoked since the open (which would have opened read-only): the batch
+                // would fail the same way at every flush. Each write is dropped and named instead.
+                for key in remaining.keys {
+                    let privilege = "the privilege the server named (\(message))"
+                    refusals[key] = .writeNotPermitted(location: backend.location, key: key, privilege: privilege)
+                }
+                remaining.removeAll()
+                fresh = try? backend.load()
             } catch {
                 keepPending(remaining)
                 throw StoreError(error, path: backend.location, operation: "commit")

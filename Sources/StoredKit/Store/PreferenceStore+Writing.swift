@@ -25,7 +25,7 @@ extension PreferenceStore {
     /// ```
     public func removeAll() {
         if isReadOnly {
-            if !keys.isEmpty { report(.commitFailed(.readOnly(path: backend.location))) }
+            if let first = state.withLock({ $0.values.keys.min() }) { report(.commitFailed(readOnlyRefusal(forKey: first))) }
             return
         }
         var refused: [StoreEvent] = []

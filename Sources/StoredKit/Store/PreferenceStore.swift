@@ -75,10 +75,14 @@ public final class PreferenceStore: Sendable {
     /// store.durability  //=> .deferred
     /// ```
     public let durability: Durability
-    /// Whether writes are refused because the data is newer than this app (see ``NewerSchemaPolicy``).
+    /// Whether writes are refused: the data is newer than this app (see ``NewerSchemaPolicy``), or
+    /// the backend may only read (``Backend/missingWritePrivilege``, such as a PostgreSQL role
+    /// granted `SELECT` alone: each write is then refused at once with
+    /// ``StoreError/writeNotPermitted(location:key:privilege:)``).
     ///
     /// ```swift
     /// try PreferenceStore(backend, migrations: migrations, whenNewer: .openReadOnly).isReadOnly  //=> true
+    /// try PreferenceStore(.postgres(url: "postgresql://reporting@db/prefs")).isReadOnly  //=> true
     /// ```
     public let isReadOnly: Bool
     /// `backend` as a ``DateValidatingBackend``, asked once here rather than on every write.
@@ -162,7 +166,7 @@ public final class PreferenceStore: Sendable {
         let runner = MigrationRunner(migrations: migrations, durability: durability, whenNewer: whenNewer)
         let opened = try runner.open(backend)
         let snapshot = opened.snapshot
-        self.backend = opened.isReadOnly ? ReadOnlyBackend(backend) : backend
+        self.backend = opened.isReadOnly ? ReadOnlyBackend(backend, missingPrivilege: opened.missingPrivilege) : backend
         dateValidatingBackend = self.backend as? any DateValidatingBackend
         self.durability = durability
         isReadOnly = opened.isReadOnly

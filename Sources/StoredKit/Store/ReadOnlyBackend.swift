@@ -1,20 +1,29 @@
 /// The backend of a store opened read-only: reads and watching pass through, writes are refused.
 ///
 /// It sits between the store and the real backend so every write path (`set`, `flush`,
-/// `transaction`, `update`) meets the same refusal, and the file is never rewritten.
+/// `transaction`, `update`) meets the same refusal, and the file is never rewritten. A store is
+/// read-only when its data is newer than the app (``NewerSchemaPolicy/openReadOnly``) or when its
+/// backend may only read (``Backend/missingWritePrivilege``, `missingPrivilege` here).
 final class ReadOnlyBackend: Backend {
     let base: any Backend
+    /// What the backend's role lacks to write; `nil` when the store is read-only for newer data.
+    let missingPrivilege: String?
 
-    init(_ base: any Backend) { self.base = base }
+    init(_ base: any Backend, missingPrivilege: String?) {
+        self.base = base
+        self.missingPrivilege = missingPrivilege
+    }
 
     var location: String { base.location }
+
+    var missingWritePrivilege: String? { missingPrivilege }
 
     func load() throws -> BackendSnapshot { try base.load() }
 
     func validate(_ value: StoredValue, forKey key: String) throws { try base.validate(value, forKey: key) }
 
     func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
-        guard changes.isEmpty else { throw StoreError.readOnly(path: base.location) }
+        guard changes.isEmpty else { throw refusal(changes) }
         return nil
     }
 
@@ -22,7 +31,7 @@ final class ReadOnlyBackend: Backend {
     /// be written); a body that wants to write is refused.
     func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
         let (changes, result) = try body(try base.load())
-        guard changes.isEmpty else { throw StoreError.readOnly(path: base.location) }
+        guard changes.isEmpty else { throw refusal(changes) }
         return result
     }
 
@@ -31,6 +40,17 @@ final class ReadOnlyBackend: Backend {
     func stopWatching() { base.stopWatching() }
 
     func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void) { base.startSignalling(signal) }
+
+    /// The error for a write of `changes`, naming its first key (sorted) when the role lacks a privilege.
+    func refusal(_ changes: BackendChanges) -> StoreError {
+        refusal(forKey: changes.values.keys.min())
+    }
+
+    /// The error for a write of `key` (`nil`: the schema version).
+    func refusal(forKey key: String?) -> StoreError {
+        guard let missingPrivilege else { return .readOnly(path: base.location) }
+        return .writeNotPermitted(location: base.location, key: key, privilege: missingPrivilege)
+    }
 }
 
 extension PreferenceStore {
@@ -38,7 +58,12 @@ extension PreferenceStore {
     /// Returns whether the change was refused.
     func refuseIfReadOnly(_ value: StoredValue?, forKey key: String) -> Bool {
         guard isReadOnly else { return false }
-        if state.withLock({ $0.values[key] != value }) { report(.commitFailed(.readOnly(path: backend.location))) }
+        if state.withLock({ $0.values[key] != value }) { report(.commitFailed(readOnlyRefusal(forKey: key))) }
         return true
+    }
+
+    /// What a write of `key` on this read-only store is refused with.
+    func readOnlyRefusal(forKey key: String?) -> StoreError {
+        (backend as? ReadOnlyBackend)?.refusal(forKey: key) ?? .readOnly(path: backend.location)
     }
 }

@@ -44,6 +44,17 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case keyExists(key: String)
     /// The store was opened read-only and a write was attempted.
     case readOnly(path: String)
+    /// The backend may only read (its role lacks `privilege`, as ``Backend/missingWritePrivilege``
+    /// found at open, or the server's "permission denied" at a commit after a privilege was
+    /// revoked), so the write of `key` was refused and nothing was written, nor kept pending;
+    /// `key` is `nil` for the schema version a pending migration would write.
+    ///
+    /// ```swift
+    /// try reporting.update(.volume) { $0 = 1 }
+    /// // throws StoreError.writeNotPermitted(location: "postgresql://reporting@db/prefs namespace 'user:42'",
+    /// //     key: "volume", privilege: "INSERT on storedkit.namespaces, ...")
+    /// ```
+    case writeNotPermitted(location: String, key: String?, privilege: String)
     /// A transaction or `update` wrote `key`, which an administrator forced (`source`); nothing
     /// was written. Read ``PreferenceStore/isForced(forKey:)`` first and leave the key alone.
     ///
@@ -163,6 +174,12 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Key '\(key)' already exists. Remove it first or pass overwrite: true."
         case .readOnly(let path):
             "'\(path)' is open read-only; nothing was written."
+        case .writeNotPermitted(let location, let key?, let privilege):
+            "Cannot write '\(key)' to '\(location)': this role may only read (it lacks \(privilege)); nothing was written. "
+                + "Write with a role granted these privileges (`stored postgres-setup URL --role ROLE` prints the grants)."
+        case .writeNotPermitted(let location, nil, let privilege):
+            "Cannot write the schema version of '\(location)': this role may only read (it lacks \(privilege)). "
+                + "Open the store once with the writing role, which runs the pending migrations; then this role can read it."
         case .forced(let key, let source):
             "Key '\(key)' is \(source); the write was refused and nothing was written. Leave forced keys alone "
                 + "(check isForced(forKey:)), or ask the administrator to change the forced value."
@@ -192,7 +209,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// several causes (a statement cancelled by its timeout or by another session).
     private static func postgresAdvice(_ code: String, _ message: String) -> String {
         switch code {
-        case "42P01" where message.contains("storedkit_"):
+        case "42P01" where message.contains("storedkit"):
             return "StoredKit's table was dropped after the store opened it; the next write or open creates it again, "
                 + "empty. Restore its values from a backup ('stored import') if they are needed."
         case "42501": return "Grant the user the privileges it lacks (GRANT … ON … TO the user), or connect as another user."

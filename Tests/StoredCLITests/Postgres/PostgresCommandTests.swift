@@ -56,7 +56,7 @@ struct PostgresCommandTests {
         let namespace = CLIPostgresServer.freshNamespace("damaged")
         try cli.run("write", url, "a", "1", "--int", "--namespace", namespace)
         try CLIPostgresServer.psql(
-            url, "UPDATE storedkit_preferences SET type = 'mystery' WHERE namespace = '\(namespace)' AND key = 'a'")
+            url, "UPDATE storedkit.preferences SET type = 'mystery' WHERE namespace = '\(namespace)' AND key = 'a'")
         let check = try cli.run("check", url, "--namespace", namespace)
         #expect(check.status == 4, "\(check)")
         #expect(check.errorOutput.contains("'a'"), "\(check)")
@@ -71,7 +71,7 @@ struct PostgresCommandTests {
         try cli.run("write", url, "a", "1", "--int", "--namespace", first)
         try cli.run("write", url, "a", "1", "--int", "--namespace", second)
         try cli.run("write", url, "b", "1", "--int", "--namespace", second)
-        try CLIPostgresServer.psql(url, "UPDATE storedkit_namespaces SET schema_version = 3 WHERE namespace = '\(second)'")
+        try CLIPostgresServer.psql(url, "UPDATE storedkit.namespaces SET schema_version = 3 WHERE namespace = '\(second)'")
         let listed = try cli.run("namespaces", url)
         #expect(listed.status == 0)
         #expect(listed.lines.contains("\(first): 1 key, schema version 0"), "\(listed)")

@@ -35,7 +35,7 @@ struct PostgresTransferTests {
         let url = try CLIPostgresServer.requireURL()
         let source = CLIPostgresServer.freshNamespace("versioned")
         try cli.run("write", url, "a", "1", "--int", "--namespace", source)
-        try CLIPostgresServer.psql(url, "UPDATE storedkit_namespaces SET schema_version = 4 WHERE namespace = '\(source)'")
+        try CLIPostgresServer.psql(url, "UPDATE storedkit.namespaces SET schema_version = 4 WHERE namespace = '\(source)'")
         #expect(try cli.run("convert", url, "copy.sqlite", "--namespace", source).status == 0)
         #expect(try cli.run("info", "copy.sqlite").lines.contains("schema version: 4"))
     }

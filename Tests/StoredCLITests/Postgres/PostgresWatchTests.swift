@@ -16,7 +16,7 @@ struct PostgresWatchTests {
         // A hand edit in psql is another writer too.
         try CLIPostgresServer.psql(
             url,
-            "INSERT INTO storedkit_preferences (namespace, key, type, string_value) VALUES ('\(namespace)', 'name', 'string', 'Ada')"
+            "INSERT INTO storedkit.preferences (namespace, key, type, string_value) VALUES ('\(namespace)', 'name', 'string', 'Ada')"
         )
         let (status, lines) = watcher.finish()
         #expect(status == 0)

@@ -24,13 +24,13 @@ struct PostgresAloneWriteTests {
         #expect(try backend.commit(BackendChanges(values: ["b": .double(0.5)])) == nil)
 
         let rows = try listening.query(
-            "SELECT key, type, int_value, string_value, double_value, revision FROM storedkit_preferences WHERE namespace = $1 ORDER BY key",
+            "SELECT key, type, int_value, string_value, double_value, revision FROM storedkit.preferences WHERE namespace = $1 ORDER BY key",
             [namespace])
         #expect(rows == [["a", "string", nil, "two", nil, "2"], ["b", "double", nil, nil, "0.5", "3"]])
         let revision = try listening.query(PostgresSchema.selectNamespace, [namespace]).first?.first ?? nil
         #expect(revision == "3", "one revision per write: the hand-edit triggers added none")
         let token = try #require(
-            try listening.query("SELECT notify_token FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first
+            try listening.query("SELECT notify_token FROM storedkit.namespaces WHERE namespace = $1", [namespace]).first?.first
                 ?? nil)
         var notifications: [String] = []
         let deadline = ContinuousClock.now + .seconds(30)

@@ -27,7 +27,7 @@ struct PostgresBusyNamespaceTests {
         // Someone holds the busy namespace's row: its next commit waits, holding the backend.
         let holder = try PostgresConnection(address: PostgresAddress(url))
         try holder.run("BEGIN")
-        try holder.query("SELECT revision FROM storedkit_namespaces WHERE namespace = $1 FOR UPDATE", [busyNamespace])
+        try holder.query("SELECT revision FROM storedkit.namespaces WHERE namespace = $1 FOR UPDATE", [busyNamespace])
         busy.set(2, forKey: "a")
         let admin = try PostgresConnection(address: PostgresAddress(url))
         let waiting = try await waitUntil {
@@ -39,7 +39,7 @@ struct PostgresBusyNamespaceTests {
         #expect(waiting, "the busy store's commit never waited for the lock: \(busy.recentEvents)")
         // A notification for the busy namespace reaches the listener first, then a write to the quiet one.
         try admin.query(
-            "SELECT pg_notify($1, '999999 ' || notify_token) FROM storedkit_namespaces WHERE namespace = $2",
+            "SELECT pg_notify($1, '999999 ' || notify_token) FROM storedkit.namespaces WHERE namespace = $2",
             [PostgresSchema.channel, busyNamespace])
         let other = try PreferenceStore(.postgres(url: url, namespace: quietNamespace))
         other.set("meanwhile", forKey: "b")

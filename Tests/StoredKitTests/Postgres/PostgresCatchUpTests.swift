@@ -34,11 +34,11 @@ struct PostgresCatchUpTests {
         let editor = try PostgresConnection(address: PostgresAddress(url))
         try editor.run("BEGIN")
         try editor.query("SELECT set_config('storedkit.writer', 'on', true)")
-        try editor.query("DELETE FROM storedkit_preferences WHERE namespace = $1", [namespace])
-        try editor.query("DELETE FROM storedkit_namespaces WHERE namespace = $1", [namespace])
-        try editor.query("INSERT INTO storedkit_namespaces (namespace, revision) VALUES ($1, 1)", [namespace])
+        try editor.query("DELETE FROM storedkit.preferences WHERE namespace = $1", [namespace])
+        try editor.query("DELETE FROM storedkit.namespaces WHERE namespace = $1", [namespace])
+        try editor.query("INSERT INTO storedkit.namespaces (namespace, revision) VALUES ($1, 1)", [namespace])
         try editor.query(
-            "INSERT INTO storedkit_preferences (namespace, key, type, int_value, revision) VALUES ($1, 'c', 'int', 3, 1)",
+            "INSERT INTO storedkit.preferences (namespace, key, type, int_value, revision) VALUES ($1, 'c', 'int', 3, 1)",
             [namespace])
         try editor.run("COMMIT")
         #expect(try backend.load().values == ["c": .int(3)])

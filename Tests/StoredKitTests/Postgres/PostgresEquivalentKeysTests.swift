@@ -23,7 +23,7 @@ struct PostgresEquivalentKeysTests {
         // convert_from: the bytes of each spelling exactly, whatever psql does with its text.
         try ExternalCommand.psql(
             url,
-            "INSERT INTO storedkit_preferences (namespace, key, type, string_value) VALUES "
+            "INSERT INTO storedkit.preferences (namespace, key, type, string_value) VALUES "
                 + "('\(namespace)', convert_from('\\x636166C3A9', 'UTF8'), 'string', 'composed'), "
                 + "('\(namespace)', convert_from('\\x63616665CC81', 'UTF8'), 'string', 'decomposed')")
         for _ in 0..<6 {

@@ -25,13 +25,13 @@ struct PostgresErrorCauseTests {
         store.set(1, forKey: "a")
         try store.flush()
         let editor = try PostgresConnection(address: PostgresAddress(databaseURL))
-        try editor.run("DROP TABLE storedkit_preferences CASCADE")
+        try editor.run("DROP TABLE storedkit.preferences CASCADE")
 
         store.set(2, forKey: "b")
         let error = try #require(throws: StoreError.self) { try store.flush() }
 
         let message = "\(error)"
-        #expect(message.contains("storedkit_preferences") && message.contains("dropped"), "\(message)")
+        #expect(message.contains("storedkit.preferences") && message.contains("dropped"), "\(message)")
         #expect(!message.contains("may create and use tables"), "\(message)")
         try store.flush()
         let reopened = try PreferenceStore(.postgres(url: databaseURL, namespace: "dropped"))

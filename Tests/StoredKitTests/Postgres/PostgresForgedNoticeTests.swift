@@ -30,7 +30,7 @@ struct PostgresForgedNoticeTests {
         }
         let admin = try PostgresConnection(address: PostgresAddress(url))
         let token = try #require(
-            try admin.query("SELECT notify_token FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first
+            try admin.query("SELECT notify_token FROM storedkit.namespaces WHERE namespace = $1", [namespace]).first?.first
                 ?? nil)
         let revision = backend.state.withLock { $0.revision }
         let forged = #"{"set":{"role":"admin"}}"#
@@ -76,7 +76,7 @@ struct PostgresForgedNoticeTests {
         let observation = reader.observe(StoredKey<Int?>("count", default: nil)) { _ in }
         let admin = try PostgresConnection(address: PostgresAddress(url))
         let token = try #require(
-            try admin.query("SELECT notify_token FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first
+            try admin.query("SELECT notify_token FROM storedkit.namespaces WHERE namespace = $1", [namespace]).first?.first
                 ?? nil)
         let revision = backend.state.withLock { $0.revision }
         let reads = backend.catchUpReads.load(ordering: .relaxed)
@@ -120,7 +120,7 @@ struct PostgresForgedNoticeTests {
         let intruder = try Intruder(url: databaseURL)
         let token = try #require(
             try PostgresConnection(address: PostgresAddress(databaseURL))
-                .query("SELECT notify_token FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first ?? nil)
+                .query("SELECT notify_token FROM storedkit.namespaces WHERE namespace = $1", [namespace]).first?.first ?? nil)
         let before = try await settledCommits(database, admin)
         let start = ContinuousClock.now
         try intruder.connection.query(
@@ -145,7 +145,7 @@ struct PostgresForgedNoticeTests {
         let url = try PostgresTestServer.requireURL()
         let intruder = try Intruder(url: url)
         // It may not read the tables: what it learns, it learns from the channel.
-        #expect(throws: StoreError.self) { try intruder.connection.query("SELECT count(*) FROM storedkit_preferences") }
+        #expect(throws: StoreError.self) { try intruder.connection.query("SELECT count(*) FROM storedkit.preferences") }
         try intruder.connection.run("LISTEN \(PostgresSchema.channel)")
         let namespace = PostgresTestServer.freshNamespace("alice@example.com")
         // The backend itself, so that every commit is known to have landed (a store's `set` would
@@ -158,7 +158,7 @@ struct PostgresForgedNoticeTests {
         // A hand edit: the trigger's payload too.
         let admin = try PostgresConnection(address: PostgresAddress(url))
         try admin.query(
-            "UPDATE storedkit_preferences SET string_value = 's3cr3t-by-hand' WHERE namespace = $1 AND key = 'batchKey'",
+            "UPDATE storedkit.preferences SET string_value = 's3cr3t-by-hand' WHERE namespace = $1 AND key = 'batchKey'",
             [namespace])
         var payloads: [String] = []
         let deadline = ContinuousClock.now + .seconds(60)
@@ -180,7 +180,7 @@ struct PostgresForgedNoticeTests {
 
     /// The namespace's revision in the table.
     private func tableRevision(_ namespace: String, _ admin: PostgresConnection) throws -> Int64 {
-        let text = try admin.query("SELECT revision FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first
+        let text = try admin.query("SELECT revision FROM storedkit.namespaces WHERE namespace = $1", [namespace]).first?.first
         return (text ?? nil).flatMap { Int64($0) } ?? -1
     }
 

@@ -22,13 +22,13 @@ struct PostgresHandEditTests {
         let token = store.observe("greeting") { change in seen.withLock { $0.append(change) } }
         try psql(
             url,
-            "INSERT INTO storedkit_preferences (namespace, key, type, string_value) VALUES ('\(namespace)', 'greeting', 'string', 'by hand')"
+            "INSERT INTO storedkit.preferences (namespace, key, type, string_value) VALUES ('\(namespace)', 'greeting', 'string', 'by hand')"
         )
         #expect(await waitUntil { seen.withLock { $0.last?.newValue == .string("by hand") } })
         try psql(
-            url, "UPDATE storedkit_preferences SET string_value = 'edited' WHERE namespace = '\(namespace)' AND key = 'greeting'")
+            url, "UPDATE storedkit.preferences SET string_value = 'edited' WHERE namespace = '\(namespace)' AND key = 'greeting'")
         #expect(await waitUntil { seen.withLock { $0.last?.newValue == .string("edited") } })
-        try psql(url, "DELETE FROM storedkit_preferences WHERE namespace = '\(namespace)' AND key = 'greeting'")
+        try psql(url, "DELETE FROM storedkit.preferences WHERE namespace = '\(namespace)' AND key = 'greeting'")
         #expect(await waitUntil { seen.withLock { $0.count == 3 && $0.last?.newValue == nil } })
         #expect(seen.withLock { $0.allSatisfy { $0.origin == .external } })
         #expect(store.value(forKey: "greeting", as: String.self) == nil)
@@ -60,14 +60,14 @@ struct PostgresHandEditTests {
         try listening.run("LISTEN \(PostgresSchema.channel)")
         let before = try revision(of: namespace, url)
         let token = try #require(
-            try listening.query("SELECT notify_token FROM storedkit_namespaces WHERE namespace = $1", [namespace]).first?.first
+            try listening.query("SELECT notify_token FROM storedkit.namespaces WHERE namespace = $1", [namespace]).first?.first
                 ?? nil)
 
-        try psql(url, "UPDATE storedkit_preferences SET int_value = int_value + 100 WHERE namespace = '\(namespace)'")
+        try psql(url, "UPDATE storedkit.preferences SET int_value = int_value + 100 WHERE namespace = '\(namespace)'")
         #expect(await waitUntil { seen.withLock { $0.count } == 50 })
         #expect(try revision(of: namespace, url) == before + 1, "one revision for the whole statement")
         #expect(store.value(forKey: "k7", as: Int.self) == 107)
-        try psql(url, "DELETE FROM storedkit_preferences WHERE namespace = '\(namespace)' AND key LIKE 'k1%'")
+        try psql(url, "DELETE FROM storedkit.preferences WHERE namespace = '\(namespace)' AND key LIKE 'k1%'")
         #expect(await waitUntil { seen.withLock { $0.count } == 61 })
         #expect(try revision(of: namespace, url) == before + 2)
         #expect(store.keys.count == 39)

@@ -11,7 +11,7 @@ import Testing
     .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
 struct PostgresNamespaceTests {
     static let hostileTexts = [
-        "'; DROP TABLE storedkit_preferences; --",
+        "'; DROP TABLE storedkit.preferences; --",
         "user:42",
         "\" OR 1=1 --",
         "$1 %s \\x00 \\",

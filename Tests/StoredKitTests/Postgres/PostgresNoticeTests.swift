@@ -29,7 +29,7 @@ struct PostgresNoticeTests {
             """
             CREATE FUNCTION warn_on_write() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN RAISE WARNING 'disk almost full'; RETURN NULL; END $$;
-            CREATE TRIGGER warn AFTER INSERT ON storedkit_preferences
+            CREATE TRIGGER warn AFTER INSERT ON storedkit.preferences
                 FOR EACH STATEMENT EXECUTE FUNCTION warn_on_write();
             """)
         store.set(2, forKey: "a")

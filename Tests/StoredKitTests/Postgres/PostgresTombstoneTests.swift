@@ -22,7 +22,7 @@ struct PostgresTombstoneTests {
         _ = try pruner.commit(BackendChanges(values: ["x": nil]))
         _ = try pruner.commit(BackendChanges(values: ["z": .int(1)]))
         let connection = try PostgresConnection(address: PostgresAddress(url))
-        let left = try connection.query("SELECT count(*) FROM storedkit_removed_keys WHERE namespace = $1", [namespace])
+        let left = try connection.query("SELECT count(*) FROM storedkit.removed_keys WHERE namespace = $1", [namespace])
         #expect(left.first?.first == "0", "the tombstone was pruned")
         let values = try behind.load().values
         #expect(values == ["y": .int(1), "z": .int(1)])
@@ -37,17 +37,18 @@ struct PostgresTombstoneTests {
         _ = try backend.commit(BackendChanges(values: ["x": nil]))
         _ = try backend.commit(BackendChanges(values: ["y": .int(1)]))
         let connection = try PostgresConnection(address: PostgresAddress(url))
-        let left = try connection.query("SELECT count(*) FROM storedkit_removed_keys WHERE namespace = $1", [namespace])
+        let left = try connection.query("SELECT count(*) FROM storedkit.removed_keys WHERE namespace = $1", [namespace])
         #expect(left.first?.first == "1")
     }
 }
 
-/// A database whose tables an earlier StoredKit made, before tombstones were pruned.
+/// A database whose tables a StoredKit before 0.9.0 made, before tombstones were pruned (and
+/// without a preferences table yet): `postgres-setup` moves it, adding what it lacked.
 @Suite(
-    "PostgreSQL tables of the first layout are upgraded at open",
+    "PostgreSQL tables of a layout before tombstone pruning are moved by postgres-setup",
     .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
 struct PostgresLayoutUpgradeTests {
-    @Test func tablesWithoutThePruningColumnsGainThem() throws {
+    @Test func tablesWithoutThePruningColumnsAreMovedAndGainThem() throws {
         let url = try PostgresTestServer.requireURL()
         let admin = try PostgresConnection(address: PostgresAddress(url))
         let database = "storedkit_upgrade_\(UUID().uuidString.prefix(8).lowercased())"
@@ -62,11 +63,15 @@ struct PostgresLayoutUpgradeTests {
             CREATE TABLE storedkit_removed_keys (namespace text NOT NULL, key text NOT NULL, revision bigint NOT NULL,
                 PRIMARY KEY (namespace, key));
             INSERT INTO storedkit_namespaces (namespace, revision) VALUES ('kept', 3);
+            INSERT INTO storedkit_removed_keys (namespace, key, revision) VALUES ('kept', 'gone', 2);
             """)
+        #expect(throws: StoreError.self) { try PreferenceStore(.postgres(url: databaseURL, namespace: "kept")) }
+        try PostgresSetup.apply(url: databaseURL, role: "", readOnlyRole: nil)
         let store = try PreferenceStore(.postgres(url: databaseURL, namespace: "kept"))
         store.set(1, forKey: "a")
         try store.flush()
-        let revision = try old.query("SELECT revision, pruned_revision FROM storedkit_namespaces WHERE namespace = 'kept'")
+        let revision = try old.query("SELECT revision, pruned_revision FROM storedkit.namespaces WHERE namespace = 'kept'")
         #expect(revision.first == ["4", "0"])
+        #expect(try old.query("SELECT key, revision FROM storedkit.removed_keys WHERE namespace = 'kept'") == [["gone", "2"]])
     }
 }
