@@ -60,9 +60,9 @@ extension PreferenceStore {
 
     /// A watch of `directory` for `names`, or, while `directory` does not exist, of its nearest
     /// existing ancestor for the next name on the way (a missing directory is a missing, empty
-    /// layer until it is created); `nil` when neither can be watched. A directory created between
-    /// the two attempts, or above the ancestor's child while its watch was being set up, makes no
-    /// event the ancestor's watch would see: it is looked for again once that watch is in place.
+    /// layer until it is created); `nil` when neither can be watched. A directory on the way created
+    /// between the two attempts, or while the ancestor's watch was being set up, makes no event that
+    /// watch would see: the way is looked at again once the watch is in place.
     private static func watch(
         _ directory: String, names: Set<String>, onChange: @escaping @Sendable () -> Void
     ) -> (watcher: DirectoryWatcher, awaitsDirectory: Bool)? {
@@ -70,8 +70,9 @@ extension PreferenceStore {
             if let watcher = try? DirectoryWatcher(directory: directory, fileNames: names, onChange: onChange) {
                 return (watcher, false)
             }
-            guard !FileManager.default.fileExists(atPath: directory),
-                let (ancestor, child) = FileSystem.nearestExistingAncestor(of: directory),
+            // There but not watchable (not a directory, no permission), or created just now: try again.
+            if FileManager.default.fileExists(atPath: directory) { continue }
+            guard let (ancestor, child) = FileSystem.nearestExistingAncestor(of: directory),
                 let watcher = try? DirectoryWatcher(directory: ancestor, fileNames: [child], onChange: onChange)
             else { return nil }
             if let now = FileSystem.nearestExistingAncestor(of: directory), now == (ancestor, child) {
