@@ -108,4 +108,18 @@ struct LayerTextTests {
         }
         #expect(collisions == [["sidebar.order", "sidebar_order"]])
     }
+
+    /// Asking where a value comes from (as `stored read --source` and a settings screen do) looks
+    /// the variable up too: a shared one is reported there as well.
+    @Test func twoKeysSharingAVariableAreReportedWhenAskedForTheirSource() throws {
+        let store = try PreferenceStore(
+            MemoryBackend(), layers: [.environment(prefix: "MYAPP_", variables: ["MYAPP_SIDEBAR_ORDER": "tabs"])])
+        #expect(store.source(forKey: "sidebar.order") == .environment(variable: "MYAPP_SIDEBAR_ORDER"))
+        #expect(store.source(forKey: "sidebar_order") == .environment(variable: "MYAPP_SIDEBAR_ORDER"))
+        let collisions = store.recentEvents.compactMap { event -> [String]? in
+            guard case .environmentCollision("MYAPP_SIDEBAR_ORDER", let keys) = event else { return nil }
+            return keys
+        }
+        #expect(collisions == [["sidebar.order", "sidebar_order"]])
+    }
 }
