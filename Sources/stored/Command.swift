@@ -54,8 +54,24 @@ struct Console: Sendable {
         FileHandle.standardOutput.write(data)
     }
 
+    /// Writes one diagnostic line to stderr. Its text may quote a file the user does not control
+    /// (an administrator's forced file, a corrupt store): control characters other than line
+    /// breaks and tabs are spelled as JSON spells them (`\u001b`), so they cannot drive the terminal.
     func error(_ text: String) {
-        write("stored: " + text + "\n", to: FileHandle.standardError)
+        write("stored: " + Self.spellingOutControlCharacters(text) + "\n", to: FileHandle.standardError)
+    }
+
+    static func spellingOutControlCharacters(_ text: String) -> String {
+        var spelled = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control, scalar != "\n", scalar != "\t" {
+                let hex = String(scalar.value, radix: 16)
+                spelled.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
+            } else {
+                spelled.append(scalar)
+            }
+        }
+        return String(spelled)
     }
 
     private func write(_ text: String, to handle: FileHandle) {

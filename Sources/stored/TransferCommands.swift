@@ -148,9 +148,12 @@ extension Command {
             the format of each follows its name (see STORE in 'stored help'). TO is created if needed;
             if it already holds keys the command stops (status 3) unless --replace is given.
             --namespace names the namespace of a server FROM (and of TO, unless --to-namespace does).
+            If TO is a suite name whose administrator forces a key the copy would change, nothing is
+            copied (status 7, naming the keys and files).
             """,
         options: [
             OptionSpec("replace", "Replace the contents of a TO that is not empty."),
+            OptionSpec("root", value: "DIR", "Look for a suite TO's standard layer files under DIR instead of /."),
             OptionSpec("format", value: "xml|binary", "The encoding of a plist TO (default: xml, or TO's current one)."),
             OptionSpec("to-namespace", value: "NAME", "The namespace of a PostgreSQL TO (default: --namespace)."),
         ],
@@ -175,6 +178,9 @@ extension Command {
             throw CLIError.usage("convert", "FROM and TO are the same store '\(source.path)'")
         }
         let plistFormat = try plistFormat(arguments.value("format"), for: target)
+        // A suite TO is an app's store: its administrator's forced keys are not copied over, as in `import`.
+        let targetLayers = try LayerStack(arguments, for: target, command: "convert")
+        let forcedView = targetLayers.isEmpty ? nil : try targetLayers.view()
         let sourceStore = try source.openExisting()
         try PlistBytes.requireDistinctKeys(sourceStore.recentEvents, command: "convert")
         let values = sourceStore.dictionaryRepresentation()
@@ -195,6 +201,11 @@ extension Command {
             for key in current.values.keys where values[key] == nil { changes.values[key] = .some(nil) }
             for (key, value) in values where current.values[key] != value { changes.values[key] = value }
             if schemaVersion != current.schemaVersion { changes.schemaVersion = schemaVersion }
+            if let forcedView {
+                try targetLayers.requireUnforced(
+                    changes.values.keys.sorted(), in: forcedView,
+                    advice: ", or copy the other keys with 'stored import --skip-forced'")
+            }
             return (changes, ())
         }
     }

@@ -104,6 +104,27 @@ struct ForcedKeyCommandTests {
         #expect(try cli.run("write", "com.example.app", "name", "Ada", "--root", root).status == 0)
     }
 
+    @Test("convert into a suite whose forced file holds a key it would change copies nothing")
+    func convertIntoASuite() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let forcedDirectory = cli.scratch.appendingPathComponent("root/etc/storedkit/forced")
+        try FileManager.default.createDirectory(at: forcedDirectory, withIntermediateDirectories: true)
+        let forced = "root/etc/storedkit/forced/com.example.app.plist"
+        try cli.run("write", forced, "volume", "0.3", "--double")
+        try cli.run("write", "backup.plist", "volume", "0.9", "--double")
+        try cli.run("write", "backup.plist", "name", "Ada")
+        let root = cli.path("root")
+        let outcome = try cli.run("convert", "backup.plist", "com.example.app", "--root", root)
+        #expect(outcome.status == 7, "\(outcome)")
+        #expect(outcome.errorOutput.contains("'volume' is forced by '\(cli.path(forced))'"), "\(outcome)")
+        #expect(cli.bytes("com.example.app.plist") == nil)
+        // Without the key the administrator forces, the copy goes ahead.
+        try cli.run("delete", "backup.plist", "volume")
+        #expect(try cli.run("convert", "backup.plist", "com.example.app", "--root", root).status == 0)
+        #expect(try cli.run("read", "com.example.app", "--user").lines == ["name: \"Ada\""])
+    }
+
     @Test("help lists status 7")
     func helpListsTheStatus() throws {
         let cli = try StoredProcess()

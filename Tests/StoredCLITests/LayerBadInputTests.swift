@@ -70,4 +70,23 @@ struct LayerBadInputTests {
         }
         #expect(cli.bytes("out.json") == nil)
     }
+
+    /// The parser quotes what it did not expect, and an administrator's file is not the user's
+    /// terminal's to drive: an escape sequence in it reaches stderr spelled out, never as bytes.
+    @Test("a garbled forced file's control characters do not reach the terminal")
+    func controlCharactersOfAGarbledFile() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "prefs.plist", "count", "1", "--int")
+        let garbled =
+            #"<?xml version="1.0"?><plist version="1.0"><dict><key>a</key><string>b</string>"#
+            + "\u{1B}]0;owned\u{07}\u{1B}[2J"
+        try cli.write(garbled, to: "forced.plist")
+        for arguments in [["write", "prefs.plist", "count", "2", "--int"], ["layers", "prefs.plist"]] {
+            let outcome = try cli.run(arguments + ["--forced", "forced.plist"])
+            #expect(outcome.errorOutput.contains("'\(cli.path("forced.plist"))'"), "\(outcome)")
+            #expect(outcome.errorOutput.contains("\\u001b]0;owned\\u0007"), "\(outcome)")
+            #expect(!outcome.errorOutput.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(outcome)")
+        }
+    }
 }

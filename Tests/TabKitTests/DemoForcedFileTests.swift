@@ -248,6 +248,18 @@ struct DemoForcedFileTests {
         #expect(added.output.contains("[x] Attic (room.attic)"))
     }
 
+    /// The reader quotes the text it did not expect: from a garbled forced file, an escape
+    /// sequence must reach stderr as `?`, as the screens show such characters.
+    @Test func anUnreadableForcedFileCannotDriveTheTerminalThroughStderr() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try administrator(#"printf '%s' "$2" > "$1""#, "<plist><dict><key>a</key><string>b</string>\u{1B}]0;owned\u{07}")
+        let added = try DemoProcess.run(["--store", storePath, "--forced", forcedPath, "add-room", "Attic"])
+        #expect(added.status == 0)
+        #expect(added.error.contains("'\(forcedPath)' cannot be read, so it locks nothing:"), "\(added.error)")
+        #expect(added.error.contains("?]0;owned"), "\(added.error)")
+        #expect(!added.error.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" })
+    }
+
     @Test func withoutTheStandardForcedFileTheDemoRunsAsUsual() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let help = try DemoProcess.run(["help"])

@@ -10,7 +10,12 @@ extension PreferenceStore {
     /// ```
     /// In a store with layers, the highest layer's value (text from arguments and the environment as `.string`).
     public func storedValue(forKey key: String) -> StoredValue? {
-        state.withLock { $0.topValue(forKey: key) }
+        guard hasLayers else { return state.withLock { $0.topValue(forKey: key) } }
+        // Reporting what the layer table noted (two keys sharing an environment variable): the
+        // typed reads that decode the highest value at once come through here only.
+        let (value, events) = state.withLock { state in (state.topValue(forKey: key), state.takeLayerEvents()) }
+        for event in events { report(event) }
+        return value
     }
 
     /// Whether `key` has a value of its own. Registered defaults are not persisted, so they do

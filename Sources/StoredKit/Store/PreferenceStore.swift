@@ -176,7 +176,9 @@ public final class PreferenceStore: Sendable {
         for event in snapshot.events + layerEvents { report(event) }
         StoreRegistry.shared.add(self)
         watchBackend()
-        watchLayers()
+        // Under the reload lock, as when a directory change sets the watches again: an event of a
+        // new watch waits until the store knows which directories it awaits.
+        layerReloadLock.withLock { _ in watchLayers() }
     }
 
     /// A fresh store that lives only in memory: for tests and previews.

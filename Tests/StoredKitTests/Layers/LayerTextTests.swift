@@ -94,4 +94,32 @@ struct LayerTextTests {
         #expect(collisions == [["sidebar.order", "sidebar_order"]])
         #expect(store.value(forKey: "home", as: String.self) == nil)  // only variables with the prefix
     }
+
+    /// A read whose text needs no conversion (a `String`, or `storedValue`) takes the fast path of
+    /// issue 30; it must report a shared variable all the same.
+    @Test func twoKeysSharingAVariableAreReportedOnReadsThatNeedNoConversion() throws {
+        let store = try PreferenceStore(
+            MemoryBackend(), layers: [.environment(prefix: "MYAPP_", variables: ["MYAPP_SIDEBAR_ORDER": "tabs"])])
+        #expect(store.value(forKey: "sidebar.order", as: String.self) == "tabs")
+        #expect(store.storedValue(forKey: "sidebar_order") == .string("tabs"))
+        let collisions = store.recentEvents.compactMap { event -> [String]? in
+            guard case .environmentCollision("MYAPP_SIDEBAR_ORDER", let keys) = event else { return nil }
+            return keys
+        }
+        #expect(collisions == [["sidebar.order", "sidebar_order"]])
+    }
+
+    /// Asking where a value comes from (as `stored read --source` and a settings screen do) looks
+    /// the variable up too: a shared one is reported there as well.
+    @Test func twoKeysSharingAVariableAreReportedWhenAskedForTheirSource() throws {
+        let store = try PreferenceStore(
+            MemoryBackend(), layers: [.environment(prefix: "MYAPP_", variables: ["MYAPP_SIDEBAR_ORDER": "tabs"])])
+        #expect(store.source(forKey: "sidebar.order") == .environment(variable: "MYAPP_SIDEBAR_ORDER"))
+        #expect(store.source(forKey: "sidebar_order") == .environment(variable: "MYAPP_SIDEBAR_ORDER"))
+        let collisions = store.recentEvents.compactMap { event -> [String]? in
+            guard case .environmentCollision("MYAPP_SIDEBAR_ORDER", let keys) = event else { return nil }
+            return keys
+        }
+        #expect(collisions == [["sidebar.order", "sidebar_order"]])
+    }
 }

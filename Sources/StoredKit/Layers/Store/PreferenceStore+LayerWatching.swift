@@ -41,15 +41,9 @@ extension PreferenceStore {
                 DispatchQueue.global().async { [weak self] in self?.layerDirectoryChanged(path) }
             }
             for (directory, names) in FileSystem.namesToWatch(for: path) {
-                if let watcher = try? DirectoryWatcher(directory: directory, fileNames: names, onChange: onChange) {
+                if let (watcher, awaits) = Self.watch(directory, names: names, onChange: onChange) {
                     watchers.append(watcher)
-                } else if !FileManager.default.fileExists(atPath: directory),
-                    let (ancestor, child) = FileSystem.nearestExistingAncestor(of: directory),
-                    let watcher = try? DirectoryWatcher(directory: ancestor, fileNames: [child], onChange: onChange)
-                {
-                    // A missing directory is a missing (empty) layer until it is created.
-                    watchers.append(watcher)
-                    awaitsDirectory = true
+                    awaitsDirectory = awaitsDirectory || awaits
                 } else {
                     report(
                         .layerFileUnreadable(
@@ -62,6 +56,30 @@ extension PreferenceStore {
             state.layerWatchers = watchers
             state.layerWatchesAwaitDirectory = awaitsDirectory
         }
+    }
+
+    /// A watch of `directory` for `names`, or, while `directory` does not exist, of its nearest
+    /// existing ancestor for the next name on the way (a missing directory is a missing, empty
+    /// layer until it is created); `nil` when neither can be watched. A directory on the way created
+    /// between the two attempts, or while the ancestor's watch was being set up, makes no event that
+    /// watch would see: the way is looked at again once the watch is in place.
+    private static func watch(
+        _ directory: String, names: Set<String>, onChange: @escaping @Sendable () -> Void
+    ) -> (watcher: DirectoryWatcher, awaitsDirectory: Bool)? {
+        for _ in 0..<8 {  // each turn finds one more directory on the way, or gives up
+            if let watcher = try? DirectoryWatcher(directory: directory, fileNames: names, onChange: onChange) {
+                return (watcher, false)
+            }
+            // There but not watchable (not a directory, no permission), or created just now: try again.
+            if FileManager.default.fileExists(atPath: directory) { continue }
+            guard let (ancestor, child) = FileSystem.nearestExistingAncestor(of: directory),
+                let watcher = try? DirectoryWatcher(directory: ancestor, fileNames: [child], onChange: onChange)
+            else { return nil }
+            if let now = FileSystem.nearestExistingAncestor(of: directory), now == (ancestor, child) {
+                return (watcher, true)
+            }
+        }
+        return nil
     }
 
     /// A watched directory changed: watches again when a directory was created or removed on the

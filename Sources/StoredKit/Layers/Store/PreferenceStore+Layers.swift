@@ -9,11 +9,14 @@ extension PreferenceStore {
     /// store.source(forKey: "volume")  //=> .environment(variable: "MYAPP_VOLUME")
     /// ```
     public func source(forKey key: String) -> ValueSource {
-        state.withLock { state in
+        let (source, events) = state.withLock { state -> (ValueSource, [StoreEvent]) in
             let layered = state.layeredValue(forKey: key)
-            if let top = layered.top { return top.source }
-            return layered.registered == nil ? .keyDefault : .registered
+            let source = layered.top?.source ?? (layered.registered == nil ? .keyDefault : .registered)
+            // The lookup notes two keys that share an environment variable: reported here too.
+            return (source, state.takeLayerEvents())
         }
+        for event in events { report(event) }
+        return source
     }
 
     /// Whether an administrator forced `key`, like UserDefaults' `objectIsForced(forKey:)`: a UI
