@@ -37,7 +37,7 @@ public enum StoredValueJSON {
     /// ```
     public static func encode(_ value: StoredValue, prettyPrinted: Bool = false) -> String {
         var writer = Writer(prettyPrinted: prettyPrinted)
-        writer.write(value, depth: 0)
+        writer.write(value)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
@@ -52,7 +52,7 @@ public enum StoredValueJSON {
     /// ```
     public static func decode(_ text: String, source: String = "JSON text") throws -> StoredValue {
         var parser = Parser(bytes: Array(text.utf8), source: source)
-        let value = try parser.parseValue(depth: 0)
+        let value = try parser.parseValue()
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the value") }
         return value
@@ -66,7 +66,7 @@ public enum StoredValueJSON {
     /// ```
     public static func decodeKeys(_ text: String, source: String = "JSON text") throws -> [String: StoredValue] {
         var parser = Parser(bytes: Array(text.utf8), source: source, limit: StoredValue.maximumDepth + 1)
-        let value = try parser.parseValue(depth: 0)
+        let value = try parser.parseValue()
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the value") }
         guard case .dictionary(let keys) = value else {
@@ -80,7 +80,50 @@ public enum StoredValueJSON {
         let prettyPrinted: Bool
         var bytes: [UInt8] = []
 
-        mutating func write(_ value: StoredValue, depth: Int) {
+        /// Writes `root` with a stack of open containers of its own: no recursion, whatever the depth.
+        mutating func write(_ root: StoredValue) {
+            // Each open container's members in writing order (keys nil in an array) and the next one.
+            var open: [(members: [(key: String?, value: StoredValue)], next: Int, isArray: Bool)] = []
+            var next: StoredValue? = root
+            while true {
+                if let value = next {
+                    next = nil
+                    switch value {
+                    case .array(let elements):
+                        append("[")
+                        if elements.isEmpty { append("]") } else { open.append((elements.map { (nil, $0) }, 0, true)) }
+                    case .dictionary(let members):
+                        append("{")
+                        guard !members.isEmpty else {
+                            append("}")
+                            break
+                        }
+                        let sorted = members.sorted { $0.key < $1.key }
+                        // A user dictionary with one `$` key gets one more `$`, so it is not read as a tag.
+                        let escapesKey = sorted.count == 1 && sorted[0].key.hasPrefix("$")
+                        open.append((sorted.map { (escapesKey ? "$" + $0.key : $0.key, $0.value) }, 0, false))
+                    default:
+                        writeScalar(value)
+                    }
+                }
+                guard let top = open.indices.last else { return }
+                let index = open[top].next
+                guard index < open[top].members.count else {
+                    endContainer(open[top].isArray ? "]" : "}", isEmpty: false, depth: top)
+                    open.removeLast()
+                    continue
+                }
+                beginElement(index, depth: top)
+                if let key = open[top].members[index].key {
+                    writeString(key)
+                    append(prettyPrinted ? ": " : ":")
+                }
+                next = open[top].members[index].value
+                open[top].next += 1
+            }
+        }
+
+        private mutating func writeScalar(_ value: StoredValue) {
             switch value {
             case .bool(let flag): append(flag ? "true" : "false")
             case .int(let number): append(String(number))
@@ -94,24 +137,7 @@ public enum StoredValueJSON {
             case .string(let string): writeString(string)
             case .data(let data): writeTagged("$data", data.base64EncodedString())
             case .date(let date): writeTagged("$date", StoredValueText.text(of: date))
-            case .array(let elements):
-                append("[")
-                for (index, element) in elements.enumerated() {
-                    beginElement(index, depth: depth)
-                    write(element, depth: depth + 1)
-                }
-                endContainer("]", isEmpty: elements.isEmpty, depth: depth)
-            case .dictionary(let members):
-                let sorted = members.sorted { $0.key < $1.key }
-                let escapesKey = sorted.count == 1 && sorted[0].key.hasPrefix("$")
-                append("{")
-                for (index, member) in sorted.enumerated() {
-                    beginElement(index, depth: depth)
-                    writeString(escapesKey ? "$" + member.key : member.key)
-                    append(prettyPrinted ? ": " : ":")
-                    write(member.value, depth: depth + 1)
-                }
-                endContainer("}", isEmpty: sorted.isEmpty, depth: depth)
+            case .array, .dictionary: break  // written by write(_:)
             }
         }
 
