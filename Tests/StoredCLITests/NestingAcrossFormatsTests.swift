@@ -70,4 +70,23 @@ struct NestingAcrossFormatsTests {
             #expect(cli.bytes(store) == nil)
         }
     }
+
+    /// An SQLite row another program filled with valid JSON nested deeper than StoredKit reads is
+    /// intact (status 3), as a too-deep plist file is; a truncated one is damage (status 4).
+    @Test("check calls a too-deep row intact and a truncated one damaged")
+    func tooDeepRow() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let rows = [("deep.sqlite", Self.nested(600), Int32(3)), ("broken.sqlite", String(Self.nested(600).prefix(601)), 4)]
+        for (store, text, status) in rows {
+            #expect(try cli.run("write", store, "deep", "[1]", "--json").status == 0)
+            let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            let edit = try Process.run(sqlite3, arguments: [cli.path(store), "UPDATE preferences SET value = '\(text)'"])
+            edit.waitUntilExit()
+            #expect(edit.terminationStatus == 0)
+            let check = try cli.run("check", store)
+            #expect(check.status == status, "\(check)")
+            #expect(check.errorOutput.contains("intact") == (status == 3), "\(check)")
+        }
+    }
 }

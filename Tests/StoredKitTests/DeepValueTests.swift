@@ -117,4 +117,38 @@ struct DeepValueTests {
         }
         #expect(released)
     }
+
+    /// An SQLite row that another program filled with valid JSON nested deeper than the limit is
+    /// kept and reported as too deep, not as damage (as a too-deep plist file is unsupported, not corrupt).
+    @Test func aRowHoldingJSONTooDeepIsKeptAndToldApartFromDamage() throws {
+        let directory = try TemporaryDirectory()
+        let tooDeep = String(repeating: "[", count: 600) + "1" + String(repeating: "]", count: 600)
+        let truncated = String(repeating: "[", count: 600) + "1"
+        do {
+            let store = try PreferenceStore(.sqlite(at: directory.database))
+            for key in ["deep", "broken"] { store.setStoredValue(.array([.int(1)]), forKey: key) }
+            try store.flush()
+        }
+        do {
+            let connection = try SQLiteConnection(path: directory.database.path)
+            try connection.run("UPDATE preferences SET value = '\(tooDeep)' WHERE key = 'deep'")
+            try connection.run("UPDATE preferences SET value = '\(truncated)' WHERE key = 'broken'")
+        }
+        let store = try PreferenceStore(.sqlite(at: directory.database))
+        #expect(store.storedValue(forKey: "deep") == nil)
+        var found: [String: String] = [:]
+        for case .decodingFailed(let key, _, let what) in store.recentEvents { found[key] = what }
+        #expect(found["deep"] == StoredValueJSON.tooDeepFound)
+        #expect(found["broken"]?.hasPrefix("text '[[[[") == true, "\(found)")
+        let connection = try SQLiteConnection(path: directory.database.path, readOnly: true)
+        #expect(try connection.scalar("SELECT value FROM preferences WHERE key = 'deep'") == .text(tooDeep))
+    }
+
+    @Test func nestingIsToldWithoutBuildingValues() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(onSmallStack(Self.smallStack) { StoredValueJSON.nestsTooDeep(deep) })
+        #expect(!StoredValueJSON.nestsTooDeep(String(repeating: "[", count: 100_000)))
+        #expect(!StoredValueJSON.nestsTooDeep(StoredValueJSON.encode(DeepValue.arrays(StoredValue.maximumDepth))))
+        #expect(StoredValueJSON.nestsTooDeep(StoredValueJSON.encode(DeepValue.arrays(StoredValue.maximumDepth + 1))))
+    }
 }

@@ -10,6 +10,11 @@ extension StoredValueJSON {
         /// root dictionary holds a store's keys (each value may be as deep as any stored value).
         let limit: Int
         var index = 0
+        /// False to check the text's syntax without building values (nor checking tags and keys):
+        /// then any depth is read, in memory that does not grow with it.
+        var building = true
+        /// The most containers open at once so far.
+        private(set) var deepest = 0
 
         init(bytes: [UInt8], source: String, limit: Int = StoredValue.maximumDepth) {
             self.bytes = bytes
@@ -33,6 +38,14 @@ extension StoredValueJSON {
             var elements: [StoredValue] = []
             var members: [String: StoredValue] = [:]
             var key = ""
+
+            mutating func add(_ value: StoredValue) {
+                if isObject {
+                    members[key] = value
+                } else {
+                    elements.append(value)
+                }
+            }
         }
 
         /// A whole value, read with a stack of open containers of its own rather than the thread's,
@@ -43,11 +56,7 @@ extension StoredValueJSON {
             var result = try begin(into: &open)
             while let top = open.indices.last {
                 if let value = result {
-                    if open[top].isObject {
-                        open[top].members[open[top].key] = value
-                    } else {
-                        open[top].elements.append(value)
-                    }
+                    if building { open[top].add(value) }
                     guard consume(UInt8(ascii: ",")) else {
                         result = try close(open.removeLast(), depth: top)
                         continue
@@ -78,6 +87,7 @@ extension StoredValueJSON {
                     return .dictionary([:])
                 }
                 open.append(OpenContainer(isObject: true, start: start))
+                deepest = max(deepest, open.count)
                 try readKey(into: &open[depth])
                 return nil
             case UInt8(ascii: "["):
@@ -86,6 +96,7 @@ extension StoredValueJSON {
                 index += 1
                 if consume(UInt8(ascii: "]")) { return .array([]) }
                 open.append(OpenContainer(isObject: false, start: start))
+                deepest = max(deepest, open.count)
                 return nil
             case UInt8(ascii: "\""): return .string(try parseString())
             case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
@@ -114,6 +125,7 @@ extension StoredValueJSON {
                 return .array(container.elements)
             }
             try expect(UInt8(ascii: "}"))
+            guard building else { return .dictionary([:]) }
             let value = try untagged(container.members, at: container.start)
             if depth == limit, value.isContainer { throw tooDeep() }
             return value

@@ -76,6 +76,27 @@ public enum StoredValueJSON {
         return keys
     }
 
+    /// Whether `text` is JSON whose arrays and objects nest deeper than ``StoredValue/maximumDepth``
+    /// (one level more for a tagged scalar): valid, but more than StoredKit reads, as opposed to
+    /// damaged. Checked without building values, so any depth is checked on any stack.
+    ///
+    /// ```swift
+    /// StoredValueJSON.nestsTooDeep(String(repeating: "[", count: 600) + String(repeating: "]", count: 600))  //=> true
+    /// ```
+    package static func nestsTooDeep(_ text: String) -> Bool {
+        var parser = Parser(bytes: Array(text.utf8), source: "JSON text", limit: .max)
+        parser.building = false
+        guard (try? parser.parseValue()) != nil else { return false }
+        parser.skipWhitespace()
+        return parser.index == parser.bytes.count && parser.deepest > StoredValue.maximumDepth
+    }
+
+    /// What a column holding JSON that ``nestsTooDeep(_:)`` is said to hold, in a
+    /// ``StoreEvent/decodingFailed(key:expected:found:)``: ``tooDeepFound``.
+    package static let tooDeepFound =
+        "valid JSON nested deeper than \(StoredValue.maximumDepth) levels (StoredValue.maximumDepth), "
+        + "which StoredKit does not read; the row is kept as it is"
+
     private struct Writer {
         let prettyPrinted: Bool
         var bytes: [UInt8] = []
