@@ -75,7 +75,8 @@ extension Command {
         discussion: """
             A plist must parse completely. An SQLite store must pass PRAGMA quick_check and every
             row must decode; so must every row of a PostgreSQL namespace. Nothing is repaired,
-            moved or rewritten.
+            moved or rewritten. Valid data StoredKit does not read (a value nested deeper than 512
+            levels, a UID, an integer beyond 64 bits) is called intact, with status 3.
             """,
         examples: ["stored check prefs.sqlite && echo sound"],
         positionalCount: 1...1
