@@ -101,10 +101,20 @@ public enum StoredValueJSON {
         let prettyPrinted: Bool
         var bytes: [UInt8] = []
 
+        /// A container being written: an array's elements or an object's members in writing order
+        /// (held as they are, not copied), whether its one key gets another `$`, and the next one.
+        private struct OpenContainer {
+            var elements: [StoredValue] = []
+            var members: [(key: String, value: StoredValue)] = []
+            var escapesKey = false
+            let isArray: Bool
+            var next = 0
+            var count: Int { isArray ? elements.count : members.count }
+        }
+
         /// Writes `root` with a stack of open containers of its own: no recursion, whatever the depth.
         mutating func write(_ root: StoredValue) {
-            // Each open container's members in writing order (keys nil in an array) and the next one.
-            var open: [(members: [(key: String?, value: StoredValue)], next: Int, isArray: Bool)] = []
+            var open: [OpenContainer] = []
             var next: StoredValue? = root
             while true {
                 if let value = next {
@@ -112,7 +122,7 @@ public enum StoredValueJSON {
                     switch value {
                     case .array(let elements):
                         append("[")
-                        if elements.isEmpty { append("]") } else { open.append((elements.map { (nil, $0) }, 0, true)) }
+                        if elements.isEmpty { append("]") } else { open.append(OpenContainer(elements: elements, isArray: true)) }
                     case .dictionary(let members):
                         append("{")
                         guard !members.isEmpty else {
@@ -122,25 +132,28 @@ public enum StoredValueJSON {
                         let sorted = members.sorted { $0.key < $1.key }
                         // A user dictionary with one `$` key gets one more `$`, so it is not read as a tag.
                         let escapesKey = sorted.count == 1 && sorted[0].key.hasPrefix("$")
-                        open.append((sorted.map { (escapesKey ? "$" + $0.key : $0.key, $0.value) }, 0, false))
+                        open.append(OpenContainer(members: sorted, escapesKey: escapesKey, isArray: false))
                     default:
                         writeScalar(value)
                     }
                 }
                 guard let top = open.indices.last else { return }
                 let index = open[top].next
-                guard index < open[top].members.count else {
+                guard index < open[top].count else {
                     endContainer(open[top].isArray ? "]" : "}", isEmpty: false, depth: top)
                     open.removeLast()
                     continue
                 }
-                beginElement(index, depth: top)
-                if let key = open[top].members[index].key {
-                    writeString(key)
-                    append(prettyPrinted ? ": " : ":")
-                }
-                next = open[top].members[index].value
                 open[top].next += 1
+                beginElement(index, depth: top)
+                guard !open[top].isArray else {
+                    next = open[top].elements[index]
+                    continue
+                }
+                let (key, value) = open[top].members[index]
+                writeString(open[top].escapesKey ? "$" + key : key)
+                append(prettyPrinted ? ": " : ":")
+                next = value
             }
         }
 

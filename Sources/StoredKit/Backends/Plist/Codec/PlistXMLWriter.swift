@@ -30,8 +30,15 @@ struct PlistXMLWriter {
         return writer.output
     }
 
-    /// A container being written: its entries in writing order (keys nil in an array) and the next one.
-    private typealias OpenContainer = (entries: [(key: String?, value: StoredValue)], next: Int, isArray: Bool)
+    /// A container being written: an array's items or a dictionary's entries in writing order (held
+    /// as they are, not copied), and the next one.
+    private struct OpenContainer {
+        var items: [StoredValue] = []
+        var entries: [(key: String, value: StoredValue)] = []
+        let isArray: Bool
+        var next = 0
+        var count: Int { isArray ? items.count : entries.count }
+    }
 
     /// Writes `root` with a stack of open containers of its own rather than the thread's, so the
     /// depth it writes does not depend on the stack size; each value is indented by its depth.
@@ -52,21 +59,24 @@ struct PlistXMLWriter {
     private mutating func finish(_ open: inout [OpenContainer]) throws(StoreError) {
         while let top = open.indices.last {
             let index = open[top].next
-            guard index < open[top].entries.count else {
+            guard index < open[top].count else {
                 appendIndentation(top)
                 append(open[top].isArray ? "</array>\n" : "</dict>\n")
                 open.removeLast()
                 continue
             }
             open[top].next += 1
-            if let key = open[top].entries[index].key {
-                currentKey = key
-                appendIndentation(top + 1)
-                append("<key>")
-                appendEscaped(key)
-                append("</key>\n")
+            guard !open[top].isArray else {
+                try write(open[top].items[index], into: &open)
+                continue
             }
-            try write(open[top].entries[index].value, into: &open)
+            let (key, value) = open[top].entries[index]
+            currentKey = key
+            appendIndentation(top + 1)
+            append("<key>")
+            appendEscaped(key)
+            append("</key>\n")
+            try write(value, into: &open)
         }
     }
 
@@ -78,7 +88,7 @@ struct PlistXMLWriter {
             guard !items.isEmpty else { return append("<array/>\n") }
             try checkDepth(open.count)
             append("<array>\n")
-            open.append((items.map { (nil, $0) }, 0, true))
+            open.append(OpenContainer(items: items, isArray: true))
         case .dictionary(let entries):
             try openDictionary(entries.sorted(by: { $0.key < $1.key }), into: &open)
         default:
@@ -92,7 +102,7 @@ struct PlistXMLWriter {
         guard !entries.isEmpty else { return append("<dict/>\n") }
         try checkDepth(open.count)
         append("<dict>\n")
-        open.append((entries.map { ($0.key, $0.value) }, 0, false))
+        open.append(OpenContainer(entries: entries, isArray: false))
     }
 
     /// A scalar, its indentation already written.
