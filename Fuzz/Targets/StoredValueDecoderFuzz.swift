@@ -67,7 +67,7 @@ extension FuzzInput {
     mutating func value(depth: Int) -> StoredValue {
         let tag = byte()
         if tag == 0xFF {
-            // Deep nesting, around StoredValue.maximumDepth and beyond: `{"child": [...]}` levels
+            // Deep nesting, around StoredValue.maximumCodableDepth and beyond: `{"child": [...]}` levels
             // (FuzzSettings recurses through them), built without recursion.
             var nested = value(depth: 7)
             for _ in 0..<Int(byte()) { nested = .dictionary(["child": .array([nested])]) }

@@ -117,7 +117,9 @@ enum PostgresValueColumns {
     }
 
     /// What row `row` of `result` held (its ``names`` columns from `first` on), for a decoding-failure event.
+    /// Valid JSON nested too deep is told apart from damage.
     static func summary(type: String, _ result: PostgresResult, row: Int32, first: Int32) -> String {
+        if let json = result.text(row, first + 7), StoredValueJSON.nestsTooDeep(json) { return StoredValueJSON.tooDeepFound }
         let set = names.enumerated().compactMap { index, name in
             result.text(row, first + Int32(index)).map { "\(name) \(String($0.prefix(40)))" }
         }

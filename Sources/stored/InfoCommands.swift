@@ -75,7 +75,8 @@ extension Command {
         discussion: """
             A plist must parse completely. An SQLite store must pass PRAGMA quick_check and every
             row must decode; so must every row of a PostgreSQL namespace. Nothing is repaired,
-            moved or rewritten.
+            moved or rewritten. Valid data StoredKit does not read (a value nested deeper than 512
+            levels, a UID, an integer beyond 64 bits) is called intact, with status 3.
             """,
         examples: ["stored check prefs.sqlite && echo sound"],
         positionalCount: 1...1
@@ -98,7 +99,20 @@ extension Command {
         // Keys equal in Swift but not in bytes are an ambiguity, not damage: both are in the file.
         let ambiguous = store.recentEvents.filter { if case .equivalentKeys = $0 { true } else { false } }
         let unreadable = store.recentEvents.filter { if case .equivalentKeys = $0 { false } else { true } }
-        if !unreadable.isEmpty { throw damaged(location, unreadable.map(\.description)) }
+        // A value nested deeper than StoredKit reads is valid data, as a too-deep plist file is: kept, not damaged.
+        let tooDeep = unreadable.filter {
+            if case .decodingFailed(_, _, StoredValueJSON.tooDeepFound) = $0 { true } else { false }
+        }
+        if !unreadable.isEmpty, tooDeep.count < unreadable.count { throw damaged(location, unreadable.map(\.description)) }
+        if !tooDeep.isEmpty {
+            let keys = tooDeep.compactMap { if case .decodingFailed(let key, _, _) = $0 { "'\(key)'" } else { nil } }
+            throw CLIError(
+                .invalidInput,
+                "'\(location.path)' is intact, but \(keys.count == 1 ? "key" : "keys") \(keys.prefix(3).joined(separator: ", ")) "
+                    + "\(keys.count == 1 ? "holds a value" : "hold values") nested deeper than \(StoredValue.maximumDepth) levels "
+                    + "(StoredValue.maximumDepth), which StoredKit does not read; they are kept as they are. "
+                    + "Flatten them with the program that wrote them, or delete them with 'stored delete'.")
+        }
         console.print("'\(location.path)' is sound: \(location.kind.name), \(keyCount(store.keys.count)).")
         for event in ambiguous { console.print("note: \(event)") }
     }

@@ -79,11 +79,19 @@ extension Command {
         key.localizedCaseInsensitiveContains(word)
     }
 
+    /// Whether `word` is in a key or scalar of `value`, found with a work list (no recursion).
     private static func contains(_ word: String, in value: StoredValue) -> Bool {
-        switch value {
-        case .array(let elements): elements.contains { contains(word, in: $0) }
-        case .dictionary(let members): members.contains { contains(word, inKey: $0.key) || contains(word, in: $0.value) }
-        default: ValuePrinter.searchableText(value)?.localizedCaseInsensitiveContains(word) ?? false
+        var pending = [value]
+        while let next = pending.popLast() {
+            switch next {
+            case .array(let elements): pending.append(contentsOf: elements)
+            case .dictionary(let members):
+                if members.keys.contains(where: { contains(word, inKey: $0) }) { return true }
+                pending.append(contentsOf: members.values)
+            default:
+                if ValuePrinter.searchableText(next)?.localizedCaseInsensitiveContains(word) == true { return true }
+            }
         }
+        return false
     }
 }

@@ -22,26 +22,12 @@ enum ValuePrinter {
 
     /// The lines of `key: value`, the form of `stored read STORE`.
     static func entry(_ key: String, _ value: StoredValue, depth: Int = 0) -> [String] {
-        let prefix = String(repeating: indentUnit, count: depth) + keyText(key) + ":"
-        if let scalar = inlineScalar(value) { return [prefix + " " + scalar] }
-        return [prefix] + lines(value, depth: depth + 1)
+        render(.entry(key, value, depth: depth))
     }
 
     /// The lines of a value on its own, the form of `stored read STORE KEY`.
     static func lines(_ value: StoredValue, depth: Int = 0) -> [String] {
-        let indent = String(repeating: indentUnit, count: depth)
-        if let scalar = inlineScalar(value) { return [indent + scalar] }
-        switch value {
-        case .array(let elements):
-            return elements.flatMap { element -> [String] in
-                if let scalar = inlineScalar(element) { return [indent + "- " + scalar] }
-                return [indent + "-"] + lines(element, depth: depth + 1)
-            }
-        case .dictionary(let members):
-            return members.sorted { $0.key < $1.key }.flatMap { entry($0.key, $0.value, depth: depth) }
-        default:
-            return []  // every other case has an inline form
-        }
+        render(.value(value, depth: depth))
     }
 
     /// A whole store, one `key: value` entry after another, keys sorted.
@@ -49,19 +35,93 @@ enum ValuePrinter {
         values.sorted { $0.key < $1.key }.flatMap { entry($0.key, $0.value) }.joined(separator: "\n")
     }
 
-    /// The value on one line, containers included: for `watch`.
+    /// What is still to print, with the depth it is indented to.
+    private enum Part {
+        /// `key:` and the value, inline when it is a scalar.
+        case entry(String, StoredValue, depth: Int)
+        /// `-` and an array's element, inline when it is a scalar.
+        case element(StoredValue, depth: Int)
+        /// A value on its own lines.
+        case value(StoredValue, depth: Int)
+    }
+
+    /// Prints `first` with a work list of its own, so a value of any depth prints on any thread.
+    private static func render(_ first: Part) -> [String] {
+        var output: [String] = []
+        var pending = [first]
+        while let part = pending.popLast() {
+            switch part {
+            case .entry(let key, let value, let depth):
+                let prefix = String(repeating: indentUnit, count: depth) + keyText(key) + ":"
+                if let scalar = inlineScalar(value) {
+                    output.append(prefix + " " + scalar)
+                } else {
+                    output.append(prefix)
+                    pending.append(.value(value, depth: depth + 1))
+                }
+            case .element(let value, let depth):
+                let indent = String(repeating: indentUnit, count: depth)
+                if let scalar = inlineScalar(value) {
+                    output.append(indent + "- " + scalar)
+                } else {
+                    output.append(indent + "-")
+                    pending.append(.value(value, depth: depth + 1))
+                }
+            case .value(let value, let depth):
+                if let scalar = inlineScalar(value) {
+                    output.append(String(repeating: indentUnit, count: depth) + scalar)
+                    continue
+                }
+                // Pushed last first, so that they are printed in order.
+                switch value {
+                case .array(let elements):
+                    pending.append(contentsOf: elements.reversed().map { .element($0, depth: depth) })
+                case .dictionary(let members):
+                    pending.append(
+                        contentsOf: members.sorted { $0.key > $1.key }.map { .entry($0.key, $0.value, depth: depth) })
+                default:
+                    break  // every other case has an inline form
+                }
+            }
+        }
+        return output
+    }
+
+    /// The value on one line, containers included: for `watch`. Made with a stack of its own.
     ///
     /// ```swift
     /// ValuePrinter.oneLine(.dictionary(["a": .array([.int(1)])]))  //=> {a: [1]}
     /// ```
     static func oneLine(_ value: StoredValue) -> String {
-        switch value {
-        case .array(let elements): "[" + elements.map(oneLine).joined(separator: ", ") + "]"
-        case .dictionary(let members):
-            "{"
-                + members.sorted { $0.key < $1.key }.map { keyText($0.key) + ": " + oneLine($0.value) }
-                .joined(separator: ", ") + "}"
-        default: inlineScalar(value) ?? ""
+        var output = ""
+        // Each open container's members in order (keys nil in an array) and the next one.
+        var open: [(members: [(key: String?, value: StoredValue)], next: Int, isArray: Bool)] = []
+        var next: StoredValue? = value
+        while true {
+            if let value = next {
+                next = nil
+                switch value {
+                case .array(let elements):
+                    output += "["
+                    open.append((elements.map { (nil, $0) }, 0, true))
+                case .dictionary(let members):
+                    output += "{"
+                    open.append((members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, 0, false))
+                default:
+                    output += inlineScalar(value) ?? ""
+                }
+            }
+            guard let top = open.indices.last else { return output }
+            let index = open[top].next
+            guard index < open[top].members.count else {
+                output += open[top].isArray ? "]" : "}"
+                open.removeLast()
+                continue
+            }
+            if index > 0 { output += ", " }
+            if let key = open[top].members[index].key { output += keyText(key) + ": " }
+            next = open[top].members[index].value
+            open[top].next += 1
         }
     }
 

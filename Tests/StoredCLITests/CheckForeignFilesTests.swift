@@ -37,6 +37,25 @@ struct CheckForeignFilesTests {
         #expect(cli.bytes("prefs.plist") == original)
     }
 
+    /// Issue 32, item 6: `check` called a plistlib file with a value 200 deep corrupt.
+    @Test(
+        "a deep file plistlib wrote is sound and reads exactly",
+        arguments: ["deep-200.plist", "deep-200.bplist", "deep-512.plist", "deep-512.bplist"])
+    func deepFile(name: String) throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let original = try Data(contentsOf: Self.corpus.appending(path: name))
+        try original.write(to: URL(fileURLWithPath: cli.path("prefs.plist")))
+        let outcome = try cli.run("check", "prefs.plist")
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("sound"))
+        let depth = Int(name.dropFirst(5).prefix(3)) ?? 0
+        let json = try cli.run("export", "prefs.plist", "-", "--format", "json")
+        #expect(json.stdout.filter { $0 == "[" }.count == depth, "\(json)")
+        #expect(try cli.run("read", "prefs.plist", "other").stdout == "\"kept\"\n")
+        #expect(cli.bytes("prefs.plist") == original)
+    }
+
     @Test(
         "a file both references reject is reported damaged and left alone", arguments: ["real-hex.plist", "bogus-doctype.plist"])
     func damagedFile(name: String) throws {

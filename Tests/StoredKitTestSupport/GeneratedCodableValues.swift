@@ -298,7 +298,7 @@ struct GeneratedThrower: Codable {
     }
 }
 
-/// A linked list of classes around ``StoredValue/maximumDepth`` levels deep.
+/// A linked list of classes around ``StoredValue/maximumCodableDepth`` levels deep.
 final class GeneratedChain: Codable {
     var next: GeneratedChain?
 

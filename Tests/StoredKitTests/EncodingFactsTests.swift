@@ -75,15 +75,18 @@ struct EncodingFactsTests {
         #expect(store.recentEvents.contains { if case .encodingFailed(key: "deep", _) = $0 { true } else { false } })
     }
 
-    @Test func theEncodersLimitAndTheStoresLimitAgree() throws {
+    @Test func theEncodersLimitLiesWithinTheStoresLimit() throws {
         let store = PreferenceStore.inMemory()
         // As deep as the encoder allows: admitted on its facts and, as a raw value, by the walk.
-        let atLimit = try StoredValueEncoder().encode(NestingNode.chain(StoredValue.maximumDepth))
-        store.set(NestingNode.chain(StoredValue.maximumDepth), forKey: "codable")
+        let atLimit = try StoredValueEncoder().encode(NestingNode.chain(StoredValue.maximumCodableDepth))
+        store.set(NestingNode.chain(StoredValue.maximumCodableDepth), forKey: "codable")
         store.setStoredValue(atLimit, forKey: "raw")
         #expect(store.storedValue(forKey: "codable") == atLimit)
         #expect(store.storedValue(forKey: "raw") == atLimit)
-        #expect(store.storedValue(forKey: "raw")?.isNested(deeperThan: StoredValue.maximumDepth) == false)
+        #expect(store.storedValue(forKey: "raw")?.isNested(deeperThan: StoredValue.maximumCodableDepth) == false)
+        // A raw tree inside a Codable value may nest as deep as the store's limit.
+        store.set(Carrier(label: "x", raw: DeepValue.arrays(StoredValue.maximumDepth - 1)), forKey: "carried")
+        #expect(store.storedValue(forKey: "carried") != nil)
     }
 
     @Test func theReservedKeyIsRefusedForACodableValueWithoutDates() throws {

@@ -22,12 +22,37 @@ struct ForeignFileTests {
         ("pi-in-dict.plist", .dictionary(["a": .int(1)])),
         ("pi-in-array.plist", .array([.int(1)])),
         ("pi-in-string.plist", .string("ab")),
+        ("deep-200.plist", deep(200)), ("deep-200.bplist", deep(200)),
+        ("deep-512.plist", deep(512)), ("deep-512.bplist", deep(512)),
     ]
+
+    /// What `make-corpus.py`'s `nested(depth)` writes: 1 inside `depth` arrays, beside another key.
+    static func deep(_ depth: Int) -> StoredValue {
+        .dictionary(["deep": DeepValue.arrays(depth, innermost: .int(1)), "other": .string("kept")])
+    }
 
     @Test(arguments: readable.map(\.0))
     func readsWhatBothReferencesRead(_ name: String) throws {
         let expected = try #require(Self.readable.first { $0.0 == name }).1
         #expect(try PlistCodec.decode(Self.bytes(name), path: name) == expected)
+    }
+
+    /// Issue 32, item 6: a plistlib file with a value 200 deep was called corrupt and moved aside.
+    /// Opened as a store on a thread with a 256 KiB stack, each deep file reads exactly.
+    @Test(arguments: ["deep-200.plist", "deep-200.bplist", "deep-512.plist", "deep-512.bplist"])
+    func deepFilesOpenAsStoresOnASmallStack(_ name: String) throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("prefs.plist")
+        let original = try Self.bytes(name)
+        try original.write(to: url)
+        let depth = Int(name.dropFirst(5).prefix(3)) ?? 0
+        let read = onSmallStack(256 * 1024) { () -> [StoredValue?] in
+            guard let store = try? PreferenceStore(.plist(at: url)) else { return [] }
+            return [store.storedValue(forKey: "deep"), store.storedValue(forKey: "other")]
+        }
+        #expect(read == [DeepValue.arrays(depth, innermost: .int(1)), .string("kept")])
+        #expect(try Data(contentsOf: url) == original)
+        #expect(try directory.names() == ["prefs.plist"])
     }
 
     @Test(arguments: [

@@ -64,29 +64,34 @@ struct NestingLimitTests {
             return
         }
         #expect(key == "deep")
-        #expect(reason.contains("deeper than \(StoredValue.maximumDepth) levels"))
-        #expect(reason.contains("StoredValue.maximumDepth"))
+        #expect(reason.contains("deeper than \(StoredValue.maximumCodableDepth) levels"))
+        #expect(reason.contains("StoredValue.maximumCodableDepth"))
     }
 
-    @Test func theEncoderAcceptsTheLimitAndRefusesOneMore() throws {
-        let atLimit = try StoredValueEncoder().encode(NestingNode.chain(StoredValue.maximumDepth))
-        #expect(!atLimit.isNested(deeperThan: StoredValue.maximumDepth))
-        #expect(atLimit.isNested(deeperThan: StoredValue.maximumDepth - 1))
-        #expect(throws: StoreError.self) { try StoredValueEncoder().encode(NestingNode.chain(StoredValue.maximumDepth + 1)) }
+    @Test func theEncoderAcceptsTheCodableLimitAndRefusesOneMore() throws {
+        let limit = StoredValue.maximumCodableDepth
+        let atLimit = try StoredValueEncoder().encode(NestingNode.chain(limit))
+        #expect(!atLimit.isNested(deeperThan: limit))
+        #expect(atLimit.isNested(deeperThan: limit - 1))
+        #expect(throws: StoreError.self) { try StoredValueEncoder().encode(NestingNode.chain(limit + 1)) }
         // Collections on the direct path and nested containers count the same way.
         #expect(throws: StoreError.self) {
-            try StoredValueEncoder().encode(DeepArrays(depth: StoredValue.maximumDepth + 1))
+            try StoredValueEncoder().encode(DeepArrays(depth: limit + 1))
         }
-        let arrays = try StoredValueEncoder().encode(DeepArrays(depth: StoredValue.maximumDepth))
-        #expect(arrays == DeepValue.arrays(StoredValue.maximumDepth - 1, innermost: .array([])))
+        let arrays = try StoredValueEncoder().encode(DeepArrays(depth: limit))
+        #expect(arrays == DeepValue.arrays(limit - 1, innermost: .array([])))
     }
 
     @Test func theDecoderRefusesAHandBuiltValueTooDeepWithoutCrashing() throws {
         var tooDeep = StoredValue.dictionary([:])
         for _ in 0..<10_000 { tooDeep = .dictionary(["next": tooDeep]) }
         #expect(throws: StoreError.self) { try StoredValueDecoder().decode(NestingNode.self, from: tooDeep) }
-        let atLimit = try StoredValueEncoder().encode(NestingNode.chain(StoredValue.maximumDepth))
+        let atLimit = try StoredValueEncoder().encode(NestingNode.chain(StoredValue.maximumCodableDepth))
         _ = try StoredValueDecoder().decode(NestingNode.self, from: atLimit)
+        // A value StoredKit stores, but deeper than a Codable type may be: a decode failure, no crash.
+        var stored = StoredValue.dictionary([:])
+        for _ in 1..<StoredValue.maximumDepth { stored = .dictionary(["next": stored]) }
+        #expect(throws: StoreError.self) { try StoredValueDecoder().decode(NestingNode.self, from: stored) }
     }
 
     @Test func jsonReadsTheLimitAndRefusesOneMore() throws {
@@ -125,7 +130,7 @@ struct NestingLimitTests {
             let store = try PreferenceStore(open())
             store.setStoredValue(atLimit, forKey: "limit")
             store.setStoredValue(arrays, forKey: "arrays")
-            store.set(NestingNode.chain(StoredValue.maximumDepth), forKey: "node")
+            store.set(NestingNode.chain(StoredValue.maximumCodableDepth), forKey: "node")
             store.set(1, forKey: "beyond")
             store.setStoredValue(DeepValue.arrays(StoredValue.maximumDepth + 1), forKey: "beyond")
             #expect(store.storedValue(forKey: "beyond") == .int(1))
@@ -165,9 +170,9 @@ struct NestingLimitTests {
         }
     }
 
-    /// Every recursive walk at the limit, on a thread with the 512 KiB stack of Dispatch and the
+    /// Every walk at the limit, on a thread with half the 512 KiB stack of Dispatch and the
     /// cooperative pool, in whatever build the tests run (debug under `swift test`).
-    @Test func everyWalkAtTheLimitFitsA512KiBStack() throws {
+    @Test func everyWalkAtTheLimitFitsA256KiBStack() throws {
         let limit = StoredValue.maximumDepth
         let arrays = DeepValue.arrays(limit)
         let dictionaries = DeepValue.dictionaries(limit)
@@ -175,24 +180,36 @@ struct NestingLimitTests {
         let xml = try PlistCodec.encode(root, format: .xml)
         let binary = try PlistCodec.encode(root, format: .binary)
         let json = StoredValueJSON.encode(dictionaries)
-        let node = NestingNode.chain(limit)
-        let encodedNode = try StoredValueEncoder().encode(node)
-        let copy = DeepValue.arrays(limit)
-        let outcome = onSmallStack {
+        let outcome = onSmallStack(256 * 1024) {
             var checks: [Bool] = []
-            checks.append((try? StoredValueEncoder().encode(node)) == encodedNode)
-            checks.append((try? StoredValueDecoder().decode(NestingNode.self, from: encodedNode)) != nil)
             checks.append((try? PlistCodec.encode(root, format: .xml)) == xml)
             checks.append((try? PlistCodec.encode(root, format: .binary)) == binary)
             checks.append((try? PlistCodec.decode(xml, path: "x")) == root)
             checks.append((try? PlistCodec.decode(binary, path: "b")) == root)
             checks.append(StoredValueJSON.encode(dictionaries) == json)
             checks.append((try? StoredValueJSON.decode(json)) == dictionaries)
+            // Built and released on this stack too.
+            let copy = DeepValue.arrays(limit)
             checks.append(arrays == copy && arrays.hashValue == copy.hashValue)
-            checks.append(!root.description.isEmpty)
+            checks.append(arrays.description == String(repeating: "(", count: limit) + "7" + String(repeating: ")", count: limit))
+            checks.append(dictionaries.description.hasSuffix("level0 = \"end\"" + String(repeating: "}", count: limit)))
             checks.append(StoredValue.canonicallySorted([arrays, dictionaries]).count == 2)
-            checks.append(!root.isNested(deeperThan: limit + 1))
+            checks.append(!root.isNested(deeperThan: limit + 1) && root.isNested(deeperThan: limit))
             return checks
+        }
+        #expect(outcome.allSatisfy { $0 }, "\(outcome)")
+    }
+
+    /// Codable recursion is the type's own (`encode(to:)` calls its properties'): at
+    /// ``StoredValue/maximumCodableDepth`` it fits the 512 KiB stacks of Dispatch and the cooperative pool.
+    @Test func codableAtItsLimitFitsA512KiBStack() throws {
+        let node = NestingNode.chain(StoredValue.maximumCodableDepth)
+        let encodedNode = try StoredValueEncoder().encode(node)
+        let outcome = onSmallStack(512 * 1024) {
+            [
+                (try? StoredValueEncoder().encode(node)) == encodedNode,
+                (try? StoredValueDecoder().decode(NestingNode.self, from: encodedNode)) != nil,
+            ]
         }
         #expect(outcome.allSatisfy { $0 }, "\(outcome)")
     }
@@ -208,7 +225,7 @@ extension NestingLimitTests {
     )
 
     @Test func comparingHashingAndPrintingAHandBuiltValueBeyondTheLimitDoNotRecurse() {
-        let outcome = onSmallStack {
+        let outcome = onSmallStack(256 * 1024) {
             let values = Self.handBuilt
             return [
                 values.arrays == values.sameArrays, values.arrays != values.otherArrays,
@@ -234,8 +251,10 @@ struct DeepArrays: Encodable {
     }
 }
 
-/// Runs `body` on a thread with a 512 KiB stack and returns its result.
-func onSmallStack<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Result {
+/// Runs `body` on a thread with a `stackSize` stack (512 KiB unless told) and returns its result.
+func onSmallStack<Result: Sendable>(
+    _ stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> Result
+) -> Result {
     let box = Mutex<Result?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
@@ -243,7 +262,7 @@ func onSmallStack<Result: Sendable>(_ body: @escaping @Sendable () -> Result) ->
         box.withLock { $0 = result }
         done.signal()
     }
-    thread.stackSize = 512 * 1024
+    thread.stackSize = stackSize
     thread.start()
     done.wait()
     return box.withLock { $0! }  // trap-ok: the thread set it before signalling

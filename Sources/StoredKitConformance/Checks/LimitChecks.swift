@@ -14,11 +14,19 @@ enum LimitChecks {
         return value
     }
 
+    /// Dictionaries nested `depth` deep around arrays and a date, one of each per level.
+    static func nestedDictionaries(_ depth: Int) -> StoredValue {
+        var value = StoredValue.array([.date(Date(timeIntervalSinceReferenceDate: 1)), .string("end")])
+        for level in 1..<depth { value = .dictionary(["level \(level)": value, "n": .int(Int64(level))]) }
+        return value
+    }
+
     static let nestingLimit = BackendConformance.Check(
         "a value at the nesting limit round-trips; one level more is refused at set", requires: .persistent
     ) { subject in
         let store = try subject.openStore()
         store.set(nested(StoredValue.maximumDepth), forKey: "deepest")
+        store.set(nestedDictionaries(StoredValue.maximumDepth), forKey: "deepest dictionaries")
         store.set(1, forKey: "deeper")
         store.set(nested(StoredValue.maximumDepth + 1), forKey: "deeper")
         #expect(store.storedValue(forKey: "deeper") == .int(1), "the refused value replaced the earlier one")
@@ -27,6 +35,7 @@ enum LimitChecks {
         try store.flush()
         let reloaded = try subject.reload()
         #expect(reloaded.values["deepest"] == nested(StoredValue.maximumDepth))
+        #expect(reloaded.values["deepest dictionaries"] == nestedDictionaries(StoredValue.maximumDepth))
         #expect(reloaded.values["deeper"] == .int(1))
     }
 

@@ -48,6 +48,12 @@ FILES = {
     # Valid files holding what StoredKit cannot store.
     "uid.bplist": plistlib.dumps({"object": plistlib.UID(7)}, fmt=plistlib.FMT_BINARY),
     "integer-beyond-64-bits.plist": xml(b"<dict><key>big</key><integer>1180591620717411303424</integer></dict>"),
+    # Nested as deep as StoredKit reads (StoredValue.maximumDepth, 512) and less: read exactly.
+    "deep-200.plist": plistlib.dumps(nested(200)),
+    "deep-200.bplist": plistlib.dumps(nested(200), fmt=plistlib.FMT_BINARY),
+    "deep-512.plist": xml(b"<dict><key>deep</key>" + b"<array>" * 512 + b"<integer>1</integer>" + b"</array>" * 512
+                          + b"<key>other</key><string>kept</string></dict>"),
+    "deep-512.bplist": plistlib.dumps(nested(512), fmt=plistlib.FMT_BINARY),
     # Nested deeper than StoredKit's limit: valid, but unsupported (never called corrupt).
     # (XML without plistlib's indentation, which grows with the square of the depth.)
     "deep-600.plist": xml(b"<dict><key>deep</key>" + b"<array>" * 600 + b"<integer>1</integer>" + b"</array>" * 600

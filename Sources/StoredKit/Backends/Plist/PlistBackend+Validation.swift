@@ -10,7 +10,7 @@ extension PlistBackend: DateValidatingBackend {
     /// ```
     public func validate(_ value: StoredValue, forKey key: String) throws {
         try validate(key: key)
-        if format == .xml, let date = Self.firstDateWithoutXMLForm(in: value, depth: 0) {
+        if format == .xml, let date = Self.firstDateWithoutXMLForm(in: value) {
             throw StoreError.refused(
                 key: key,
                 reason: "date \(date.timeIntervalSinceReferenceDate) has no XML plist form; use the binary format")
@@ -42,24 +42,18 @@ extension PlistBackend: DateValidatingBackend {
         key: PlistDocument.metadataKey,
         reason: "the key is reserved for StoredKit's metadata in plist files; choose another key")
 
-    /// The first date in `value` the XML writer has no text for. The walk stops at the nesting
-    /// limit, beyond which the value is refused anyway.
-    private static func firstDateWithoutXMLForm(in value: StoredValue, depth: Int) -> Date? {
-        switch value {
-        case .date(let date):
-            return PlistScalarText.dateText(date) == nil ? date : nil
-        case .array(let elements) where depth < PlistCodec.maximumDepth:
-            for element in elements {
-                if let date = firstDateWithoutXMLForm(in: element, depth: depth + 1) { return date }
+    /// The first date in `value` the XML writer has no text for, found with a work list of its
+    /// own (no recursion, whatever the depth).
+    private static func firstDateWithoutXMLForm(in value: StoredValue) -> Date? {
+        var pending = [value]
+        while let next = pending.popLast() {
+            switch next {
+            case .date(let date): if PlistScalarText.dateText(date) == nil { return date }
+            case .array(let elements): pending.append(contentsOf: elements)
+            case .dictionary(let entries): pending.append(contentsOf: entries.values)
+            default: break
             }
-            return nil
-        case .dictionary(let entries) where depth < PlistCodec.maximumDepth:
-            for entry in entries.values {
-                if let date = firstDateWithoutXMLForm(in: entry, depth: depth + 1) { return date }
-            }
-            return nil
-        default:
-            return nil
         }
+        return nil
     }
 }

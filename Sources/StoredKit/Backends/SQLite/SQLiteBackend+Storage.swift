@@ -241,11 +241,18 @@ extension SQLiteBackend {
                 } else {
                     // Left in the file untouched; the key reads as absent until the app writes it.
                     values[key] = nil
-                    events.append(.decodingFailed(key: key, expected: statement.text(at: 1), found: column.summary))
+                    events.append(.decodingFailed(key: key, expected: statement.text(at: 1), found: Self.summary(of: column)))
                 }
             }
         }
         return maximum
+    }
+
+    /// What an unreadable row's value column holds, for its event: valid JSON nested too deep is
+    /// told apart from damage.
+    private static func summary(of column: SQLiteColumnValue) -> String {
+        if case .text(let text) = column, StoredValueJSON.nestsTooDeep(text) { return StoredValueJSON.tooDeepFound }
+        return column.summary
     }
 
     private func equivalentKeys(shown: String, hidden: String) -> StoreEvent {

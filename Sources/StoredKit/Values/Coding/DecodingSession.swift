@@ -52,12 +52,12 @@ final class DecodingSession: Decoder, SingleValueDecodingContainer {
 
     /// Runs `body` with `value` (at `key`) as the value being decoded, then makes the current
     /// value current again, also when `body` throws. A container nested deeper than
-    /// ``StoredValue/maximumDepth`` is refused before it is entered, so a value built by hand
+    /// ``StoredValue/maximumCodableDepth`` is refused before it is entered, so a value built by hand
     /// cannot drive a recursive `init(from:)` into a stack overflow.
     @inline(__always)
     func entering<Result>(_ value: StoredValue, key: some CodingKey, _ body: () throws -> Result) throws -> Result {
         // The entered value is a child of the current one: a container there is this many levels deep.
-        if rootDepth + keys.count + 2 > StoredValue.maximumDepth, value.isContainer { throw tooDeep(key) }
+        if rootDepth + keys.count + 2 > StoredValue.maximumCodableDepth, value.isContainer { throw tooDeep(key) }
         var outerValue: StoredValue? = value
         swap(&self.value, &outerValue)
         keys.push(key)
@@ -71,7 +71,7 @@ final class DecodingSession: Decoder, SingleValueDecodingContainer {
     private func tooDeep(_ key: some CodingKey) -> StoreError {
         .typeMismatch(
             key: StoredCodingPath.abbreviated(codingPath + [key]),
-            expected: "a value at most \(StoredValue.maximumDepth) levels deep (StoredValue.maximumDepth)",
+            expected: "a value at most \(StoredValue.maximumCodableDepth) levels deep (StoredValue.maximumCodableDepth)",
             found: "deeper nesting")
     }
 

@@ -153,13 +153,14 @@ final class EncodingSession: Encoder, SingleValueEncodingContainer {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// Throws when a container in the open frame would be nested deeper than
-    /// ``StoredValue/maximumDepth``. Called before each nested value is encoded, so a value that
+    /// ``StoredValue/maximumCodableDepth``. Called before each nested value is encoded, so a value that
     /// recurses (a linked list of classes) is refused after at most that many levels, not after
     /// it has exhausted the stack.
     @inline(__always)
     func checkContainerDepth() throws(StoreError) {
-        guard rootDepth + keys.count < StoredValue.maximumDepth else {
-            throw StoreError.unrepresentable(key: StoredCodingPath.abbreviated(codingPath), reason: StoredValue.tooDeepReason)
+        guard rootDepth + keys.count < StoredValue.maximumCodableDepth else {
+            throw StoreError.unrepresentable(
+                key: StoredCodingPath.abbreviated(codingPath), reason: StoredValue.tooDeepForCodableReason)
         }
     }
 

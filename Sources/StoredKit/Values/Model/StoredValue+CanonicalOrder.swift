@@ -12,22 +12,6 @@ extension StoredValue {
         }.map(\.value)
     }
 
-    /// ``description`` made one-to-one: dates to the bit, dictionary keys quoted. Containers deeper
-    /// than ``maximumDepth`` (built by hand, and refused when stored) are not walked.
-    private var exactDescription: String { exactDescription(depth: 0) }
-
-    private func exactDescription(depth: Int) -> String {
-        switch self {
-        case .date(let value): "@" + String(value.timeIntervalSinceReferenceDate)
-        case .array where depth >= Self.maximumDepth: description
-        case .dictionary where depth >= Self.maximumDepth: description
-        case .array(let values): "(" + values.map { $0.exactDescription(depth: depth + 1) }.joined(separator: ", ") + ")"
-        case .dictionary(let values):
-            "{"
-                + values.sorted { $0.key < $1.key }
-                .map { StoredValue.string($0.key).description + " = " + $0.value.exactDescription(depth: depth + 1) }
-                .joined(separator: "; ") + "}"
-        default: description
-        }
-    }
+    /// ``description`` made one-to-one: dates to the bit, dictionary keys quoted.
+    private var exactDescription: String { rendered(exact: true) }
 }

@@ -1,50 +1,75 @@
 extension StoredValue {
     /// The deepest nesting of arrays and dictionaries StoredKit stores, reads or writes: one
-    /// limit for the encoder and decoder, ``StoredValueJSON``, both plist formats and SQLite.
+    /// limit for ``StoredValueJSON``, both plist formats, SQLite and PostgreSQL, and `stored`.
     ///
     /// A scalar is at depth 0 and each array or dictionary around it adds one, so
-    /// `.array([.array([])])` is 2 deep. A deeper value is refused where it comes in: `set`
-    /// reports ``StoreEvent/encodingFailed(key:reason:)`` and keeps the earlier value, a
-    /// transaction or migration throws, a file or JSON text holding one does not parse. Every
-    /// layer walks values recursively, so the limit keeps each walk a few hundred frames deep,
-    /// which fits the 512 KiB stacks of Dispatch and Swift concurrency threads in debug builds.
+    /// `.array([.array([])])` is 2 deep. 512 is the depth Foundation's `JSONSerialization` reads.
+    /// Every walk over a value, in every reader and writer, keeps its own stack of open containers
+    /// rather than recursing, so the limit does not depend on the thread's stack size. A deeper
+    /// value is refused where it comes in: `set` reports ``StoreEvent/encodingFailed(key:reason:)``
+    /// and keeps the earlier value, a transaction or migration throws, a JSON text holding one does
+    /// not parse, and a file holding one is valid but unsupported (left in place, never moved aside).
+    ///
+    /// Codable types nest at most ``maximumCodableDepth``: their own `encode(to:)` and
+    /// `init(from:)` recurse on the thread's stack.
     ///
     /// ```swift
-    /// StoredValue.maximumDepth  //=> 128
+    /// StoredValue.maximumDepth  //=> 512
     /// var deep = StoredValue.int(0)
-    /// for _ in 0..<200 { deep = .array([deep]) }
-    /// store.set(deep, forKey: "deep")  // reported: nested deeper than 128 levels; not stored
+    /// for _ in 0..<600 { deep = .array([deep]) }
+    /// store.set(deep, forKey: "deep")  // reported: nested deeper than 512 levels; not stored
     /// ```
-    public static let maximumDepth = 128
+    public static let maximumDepth = 512
+
+    /// The deepest nesting ``StoredValueEncoder`` writes and ``StoredValueDecoder`` reads into a
+    /// Codable type. A type's `encode(to:)` and `init(from:)` call those of its properties on the
+    /// thread's stack, so this limit keeps them within the 512 KiB stacks of Dispatch and Swift
+    /// concurrency threads in debug builds. A deeper stored value is still stored and read as a
+    /// ``StoredValue``; decoding it into a Codable type fails with
+    /// ``StoreError/typeMismatch(key:expected:found:)`` and leaves the stored data as it is.
+    ///
+    /// ```swift
+    /// StoredValue.maximumCodableDepth  //=> 128
+    /// ```
+    public static let maximumCodableDepth = 128
+
+    /// How deep `==` and `hash(into:)` recurse before they go on with a work list (equality) or
+    /// stop (hashing): a constant number of frames, whatever the value.
+    static let recursionLimit = 32
 
     /// Why a value is deeper than ``maximumDepth``, as error messages say it.
     package static let tooDeepReason =
         "it is nested deeper than \(maximumDepth) levels of arrays and dictionaries (StoredValue.maximumDepth); "
         + "flatten it or store its parts under separate keys"
 
-    /// Whether this value nests containers deeper than `limit`. The walk stops at the limit, so
-    /// its own recursion is at most `limit` frames deep whatever the value.
+    /// Why a Codable value is deeper than ``maximumCodableDepth``, as error messages say it.
+    package static let tooDeepForCodableReason =
+        "it is nested deeper than \(maximumCodableDepth) levels of arrays and dictionaries "
+        + "(StoredValue.maximumCodableDepth, the limit for Codable types); "
+        + "flatten the type, or store a StoredValue, which may nest \(maximumDepth) levels"
+
+    /// Whether this value nests containers deeper than `limit`. A walk with a work list of its
+    /// own, which stops at the limit: no recursion, whatever the value.
     ///
     /// ```swift
     /// StoredValue.array([.array([])]).isNested(deeperThan: 1)  //=> true
     /// ```
     package func isNested(deeperThan limit: Int = maximumDepth) -> Bool {
-        switch self {
-        case .array(let elements):
-            guard limit > 0 else { return true }
-            for element in elements where element.isContainer && element.isNested(deeperThan: limit - 1) {
-                return true
+        guard isContainer else { return false }
+        // Each pending container with the depth it is at (1 for this value).
+        var pending: [(value: StoredValue, depth: Int)] = [(self, 1)]
+        while let (value, depth) = pending.popLast() {
+            guard depth <= limit else { return true }
+            switch value {
+            case .array(let elements):
+                for element in elements where element.isContainer { pending.append((element, depth + 1)) }
+            case .dictionary(let entries):
+                for entry in entries.values where entry.isContainer { pending.append((entry, depth + 1)) }
+            default:
+                break
             }
-            return false
-        case .dictionary(let entries):
-            guard limit > 0 else { return true }
-            for entry in entries.values where entry.isContainer && entry.isNested(deeperThan: limit - 1) {
-                return true
-            }
-            return false
-        default:
-            return false
         }
+        return false
     }
 
     /// Throws ``StoreError/unrepresentable(key:reason:)`` naming `key` when this value is nested

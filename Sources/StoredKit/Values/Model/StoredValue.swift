@@ -74,8 +74,8 @@ extension StoredValue: Equatable {
         isEqual(lhs, rhs, depth: 0)
     }
 
-    /// `==` for values `depth` levels down. Beyond ``maximumDepth`` (a value built by hand: none
-    /// deeper gets into a store) it goes on with a work list instead of recursing.
+    /// `==` for values `depth` levels down. Beyond `recursionLimit` levels it goes on with a
+    /// work list instead of recursing, so no value, however deep, reaches the end of the stack.
     private static func isEqual(_ lhs: StoredValue, _ rhs: StoredValue, depth: Int) -> Bool {
         switch (lhs, rhs) {
         case (.bool(let a), .bool(let b)): return a == b
@@ -91,11 +91,11 @@ extension StoredValue: Equatable {
             guard a.count == b.count else { return false }
             // The same storage (a value set again as it was read) is equal without a walk.
             if a.withUnsafeBufferPointer({ $0.baseAddress }) == b.withUnsafeBufferPointer({ $0.baseAddress }) { return true }
-            if depth >= maximumDepth { return isEqualWithoutRecursion(lhs, rhs) }
+            if depth >= recursionLimit { return isEqualWithoutRecursion(lhs, rhs) }
             return zip(a, b).allSatisfy { isEqual($0, $1, depth: depth + 1) }
         case (.dictionary(let a), .dictionary(let b)):
             guard a.count == b.count else { return false }
-            if depth >= maximumDepth { return isEqualWithoutRecursion(lhs, rhs) }
+            if depth >= recursionLimit { return isEqualWithoutRecursion(lhs, rhs) }
             // Scalars first: a changed value (every `set` is compared with what is stored) mostly
             // differs in one, found without first walking a container that happens to come earlier.
             for (key, value) in a where !value.isContainer {
@@ -140,8 +140,8 @@ extension StoredValue: Hashable {
         hash(into: &hasher, depth: 0)
     }
 
-    /// Containers deeper than ``maximumDepth`` (built by hand) hash by their size alone, so
-    /// hashing never recurses further; equal values still hash equally.
+    /// Containers deeper than `recursionLimit` hash by their size alone, so hashing never
+    /// recurses further (whatever the depth and the stack); equal values still hash equally.
     private func hash(into hasher: inout Hasher, depth: Int) {
         switch self {
         case .bool(let value): hasher.combine(0); hasher.combine(value)
@@ -156,12 +156,12 @@ extension StoredValue: Hashable {
         case .array(let values):
             hasher.combine(6)
             hasher.combine(values.count)
-            guard depth < Self.maximumDepth else { return }
+            guard depth < Self.recursionLimit else { return }
             for value in values { value.hash(into: &hasher, depth: depth + 1) }
         case .dictionary(let values):
             hasher.combine(7)
             hasher.combine(values.count)
-            guard depth < Self.maximumDepth else { return }
+            guard depth < Self.recursionLimit else { return }
             // Order-independent, as the dictionary's own hash: each entry hashed alone, then combined.
             var combined = 0
             for (key, value) in values {
@@ -182,12 +182,48 @@ extension StoredValue: CustomStringConvertible {
     /// StoredValue.array([.int(1), .string("a")]).description  //=> (1, "a")
     /// ```
     public var description: String {
-        rendered(depth: 0)
+        rendered(exact: false)
     }
 
-    /// ``description`` of a value `depth` levels down; containers deeper than ``maximumDepth``
-    /// (built by hand) show as `(…)` and `{…}` instead of recursing further.
-    private func rendered(depth: Int) -> String {
+    /// ``description``, or with `exact` one-to-one (dates to the bit, dictionary keys quoted), made
+    /// with a stack of its own, so any depth renders on any thread. Containers deeper than
+    /// ``maximumDepth`` (built by hand: none deeper gets into a store) show as `(…)` and `{…}`.
+    func rendered(exact: Bool) -> String {
+        var output = ""
+        var open: [(parts: [(key: String?, value: StoredValue)], next: Int, isArray: Bool)] = []
+        var next: StoredValue? = self
+        while true {
+            if let value = next {
+                next = nil
+                switch value {
+                case .array where open.count >= Self.maximumDepth: output += "(…)"
+                case .dictionary where open.count >= Self.maximumDepth: output += "{…}"
+                case .array(let values):
+                    output += "("
+                    open.append((values.map { (nil, $0) }, 0, true))
+                case .dictionary(let values):
+                    output += "{"
+                    open.append((values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, 0, false))
+                case .date(let date) where exact: output += "@" + String(date.timeIntervalSinceReferenceDate)
+                default: output += value.scalarDescription
+                }
+            }
+            guard let top = open.indices.last else { return output }
+            let index = open[top].next
+            guard index < open[top].parts.count else {
+                output += open[top].isArray ? ")" : "}"
+                open.removeLast()
+                continue
+            }
+            if index > 0 { output += open[top].isArray ? ", " : "; " }
+            if let key = open[top].parts[index].key { output += (exact ? quoted(key) : key) + " = " }
+            next = open[top].parts[index].value
+            open[top].next += 1
+        }
+    }
+
+    /// The text of a scalar in ``description``; containers are rendered by ``rendered(exact:)``.
+    private var scalarDescription: String {
         switch self {
         case .bool(let value): value ? "true" : "false"
         case .int(let value): String(value)
@@ -196,13 +232,7 @@ extension StoredValue: CustomStringConvertible {
         case .string(let value): quoted(value)
         case .data(let value): "<" + value.map { String(format: "%02x", $0) }.joined() + ">"
         case .date(let value): value.formatted(.iso8601)
-        case .array where depth >= Self.maximumDepth: "(…)"
-        case .dictionary where depth >= Self.maximumDepth: "{…}"
-        case .array(let values): "(" + values.map { $0.rendered(depth: depth + 1) }.joined(separator: ", ") + ")"
-        case .dictionary(let values):
-            "{"
-                + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value.rendered(depth: depth + 1))" }
-                .joined(separator: "; ") + "}"
+        case .array, .dictionary: ""
         }
     }
 

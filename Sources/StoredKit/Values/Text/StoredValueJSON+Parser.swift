@@ -1,7 +1,7 @@
 import Foundation
 
 extension StoredValueJSON {
-    /// A byte-level recursive-descent JSON reader that produces ``StoredValue``s directly, so no
+    /// A byte-level JSON reader that produces ``StoredValue``s directly, so no
     /// type is lost through `Any` (unlike `JSONSerialization`, which cannot tell `1` from `1.0`).
     struct Parser {
         let bytes: [UInt8]
@@ -10,6 +10,11 @@ extension StoredValueJSON {
         /// root dictionary holds a store's keys (each value may be as deep as any stored value).
         let limit: Int
         var index = 0
+        /// False to check the text's syntax without building values (nor checking tags and keys):
+        /// then any depth is read, in memory that does not grow with it.
+        var building = true
+        /// The most containers open at once so far.
+        private(set) var deepest = 0
 
         init(bytes: [UInt8], source: String, limit: Int = StoredValue.maximumDepth) {
             self.bytes = bytes
@@ -25,15 +30,74 @@ extension StoredValueJSON {
             while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
         }
 
-        /// A value inside `depth` arrays and objects. Containers deeper than
-        /// ``StoredValue/maximumDepth`` are refused before they are entered, so hostile input cannot
-        /// exhaust the stack, and whatever StoredKit stores reads back.
-        mutating func parseValue(depth: Int) throws -> StoredValue {
+        /// An array or object being read: its elements or members so far, and for an object the
+        /// key whose value comes next and where the object starts (for errors in tags).
+        private struct OpenContainer {
+            let isObject: Bool
+            let start: Int
+            var elements: [StoredValue] = []
+            var members: [String: StoredValue] = [:]
+            var key = ""
+
+            mutating func add(_ value: StoredValue) {
+                if isObject {
+                    members[key] = value
+                } else {
+                    elements.append(value)
+                }
+            }
+        }
+
+        /// A whole value, read with a stack of open containers of its own rather than the thread's,
+        /// so the depth it reads does not depend on the stack size. Containers deeper than the limit
+        /// are refused before they are entered.
+        mutating func parseValue() throws -> StoredValue {
+            var open: [OpenContainer] = []
+            var result = try begin(into: &open)
+            while let top = open.indices.last {
+                if let value = result {
+                    if building { open[top].add(value) }
+                    guard consume(UInt8(ascii: ",")) else {
+                        result = try close(open.removeLast(), depth: top)
+                        continue
+                    }
+                    if open[top].isObject { try readKey(into: &open[top]) }
+                }
+                result = try begin(into: &open)
+            }
+            guard let result else { throw error("unexpected end of text") }
+            return result
+        }
+
+        /// Reads a scalar, or an empty container, and returns it; or opens a container with
+        /// elements (reading an object's first key) and returns nil.
+        private mutating func begin(into open: inout [OpenContainer]) throws -> StoredValue? {
+            let depth = open.count
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of text") }
             switch bytes[index] {
-            case UInt8(ascii: "{"): return try parseObject(depth: depth)
-            case UInt8(ascii: "["): return try parseArray(depth: depth)
+            case UInt8(ascii: "{"):
+                // An object one level beyond the limit is read only as far as telling whether it is a
+                // tagged scalar (`{"$date": …}` stands for a date at `depth`, not a dictionary).
+                guard depth <= limit else { throw tooDeep() }
+                let start = index
+                index += 1
+                if consume(UInt8(ascii: "}")) {
+                    guard depth < limit else { throw tooDeep() }
+                    return .dictionary([:])
+                }
+                open.append(OpenContainer(isObject: true, start: start))
+                deepest = max(deepest, open.count)
+                try readKey(into: &open[depth])
+                return nil
+            case UInt8(ascii: "["):
+                guard depth < limit else { throw tooDeep() }
+                let start = index
+                index += 1
+                if consume(UInt8(ascii: "]")) { return .array([]) }
+                open.append(OpenContainer(isObject: false, start: start))
+                deepest = max(deepest, open.count)
+                return nil
             case UInt8(ascii: "\""): return .string(try parseString())
             case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
             case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
@@ -41,6 +105,30 @@ extension StoredValueJSON {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
             default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
             }
+        }
+
+        /// An object's next key and the colon after it.
+        private mutating func readKey(into object: inout OpenContainer) throws {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+            let key = try parseString()
+            try expect(UInt8(ascii: ":"))
+            // Swift compares keys canonically: a second spelling would silently replace the first.
+            if let earlier = object.members.index(forKey: key) { throw error(Self.twice(object.members[earlier].key, key)) }
+            object.key = key
+        }
+
+        /// The value of a container whose last element was read, at `depth`.
+        private mutating func close(_ container: OpenContainer, depth: Int) throws -> StoredValue {
+            guard container.isObject else {
+                try expect(UInt8(ascii: "]"))
+                return .array(container.elements)
+            }
+            try expect(UInt8(ascii: "}"))
+            guard building else { return .dictionary([:]) }
+            let value = try untagged(container.members, at: container.start)
+            if depth == limit, value.isContainer { throw tooDeep() }
+            return value
         }
 
         private mutating func expectLiteral(_ literal: String) throws {
@@ -68,44 +156,6 @@ extension StoredValueJSON {
 
         private func tooDeep() -> StoreError {
             error(StoredValue.tooDeepReason)
-        }
-
-        private mutating func parseArray(depth: Int) throws -> StoredValue {
-            guard depth < limit else { throw tooDeep() }
-            index += 1
-            var elements: [StoredValue] = []
-            if consume(UInt8(ascii: "]")) { return .array(elements) }
-            repeat {
-                elements.append(try parseValue(depth: depth + 1))
-            } while consume(UInt8(ascii: ","))
-            try expect(UInt8(ascii: "]"))
-            return .array(elements)
-        }
-
-        /// An object one level beyond the limit is read only as far as telling whether it is a
-        /// tagged scalar (`{"$date": …}` stands for a date at `depth`, not a dictionary).
-        private mutating func parseObject(depth: Int) throws -> StoredValue {
-            guard depth <= limit else { throw tooDeep() }
-            let start = index
-            index += 1
-            var members: [String: StoredValue] = [:]
-            if consume(UInt8(ascii: "}")) {
-                guard depth < limit else { throw tooDeep() }
-                return .dictionary(members)
-            }
-            repeat {
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
-                let key = try parseString()
-                try expect(UInt8(ascii: ":"))
-                // Swift compares keys canonically: a second spelling would silently replace the first.
-                if let earlier = members.index(forKey: key) { throw error(Self.twice(members[earlier].key, key)) }
-                members[key] = try parseValue(depth: depth + 1)
-            } while consume(UInt8(ascii: ","))
-            try expect(UInt8(ascii: "}"))
-            let value = try untagged(members, at: start)
-            if depth == limit, value.isContainer { throw tooDeep() }
-            return value
         }
 
         /// Why an object that names one key twice (or in two spellings that differ only in their

@@ -37,7 +37,7 @@ public enum StoredValueJSON {
     /// ```
     public static func encode(_ value: StoredValue, prettyPrinted: Bool = false) -> String {
         var writer = Writer(prettyPrinted: prettyPrinted)
-        writer.write(value, depth: 0)
+        writer.write(value)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
@@ -52,7 +52,7 @@ public enum StoredValueJSON {
     /// ```
     public static func decode(_ text: String, source: String = "JSON text") throws -> StoredValue {
         var parser = Parser(bytes: Array(text.utf8), source: source)
-        let value = try parser.parseValue(depth: 0)
+        let value = try parser.parseValue()
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the value") }
         return value
@@ -66,7 +66,7 @@ public enum StoredValueJSON {
     /// ```
     public static func decodeKeys(_ text: String, source: String = "JSON text") throws -> [String: StoredValue] {
         var parser = Parser(bytes: Array(text.utf8), source: source, limit: StoredValue.maximumDepth + 1)
-        let value = try parser.parseValue(depth: 0)
+        let value = try parser.parseValue()
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the value") }
         guard case .dictionary(let keys) = value else {
@@ -76,11 +76,88 @@ public enum StoredValueJSON {
         return keys
     }
 
+    /// Whether `text` is JSON whose arrays and objects nest deeper than ``StoredValue/maximumDepth``
+    /// (one level more for a tagged scalar): valid, but more than StoredKit reads, as opposed to
+    /// damaged. Checked without building values, so any depth is checked on any stack.
+    ///
+    /// ```swift
+    /// StoredValueJSON.nestsTooDeep(String(repeating: "[", count: 600) + String(repeating: "]", count: 600))  //=> true
+    /// ```
+    package static func nestsTooDeep(_ text: String) -> Bool {
+        var parser = Parser(bytes: Array(text.utf8), source: "JSON text", limit: .max)
+        parser.building = false
+        guard (try? parser.parseValue()) != nil else { return false }
+        parser.skipWhitespace()
+        return parser.index == parser.bytes.count && parser.deepest > StoredValue.maximumDepth
+    }
+
+    /// What a column holding JSON that ``nestsTooDeep(_:)`` is said to hold, in a
+    /// ``StoreEvent/decodingFailed(key:expected:found:)``: ``tooDeepFound``.
+    package static let tooDeepFound =
+        "valid JSON nested deeper than \(StoredValue.maximumDepth) levels (StoredValue.maximumDepth), "
+        + "which StoredKit does not read; the row is kept as it is"
+
     private struct Writer {
         let prettyPrinted: Bool
         var bytes: [UInt8] = []
 
-        mutating func write(_ value: StoredValue, depth: Int) {
+        /// A container being written: an array's elements or an object's members in writing order
+        /// (held as they are, not copied), whether its one key gets another `$`, and the next one.
+        private struct OpenContainer {
+            var elements: [StoredValue] = []
+            var members: [(key: String, value: StoredValue)] = []
+            var escapesKey = false
+            let isArray: Bool
+            var next = 0
+            var count: Int { isArray ? elements.count : members.count }
+        }
+
+        /// Writes `root` with a stack of open containers of its own: no recursion, whatever the depth.
+        mutating func write(_ root: StoredValue) {
+            var open: [OpenContainer] = []
+            var next: StoredValue? = root
+            while true {
+                if let value = next {
+                    next = nil
+                    switch value {
+                    case .array(let elements):
+                        append("[")
+                        if elements.isEmpty { append("]") } else { open.append(OpenContainer(elements: elements, isArray: true)) }
+                    case .dictionary(let members):
+                        append("{")
+                        guard !members.isEmpty else {
+                            append("}")
+                            break
+                        }
+                        let sorted = members.sorted { $0.key < $1.key }
+                        // A user dictionary with one `$` key gets one more `$`, so it is not read as a tag.
+                        let escapesKey = sorted.count == 1 && sorted[0].key.hasPrefix("$")
+                        open.append(OpenContainer(members: sorted, escapesKey: escapesKey, isArray: false))
+                    default:
+                        writeScalar(value)
+                    }
+                }
+                guard let top = open.indices.last else { return }
+                let index = open[top].next
+                guard index < open[top].count else {
+                    endContainer(open[top].isArray ? "]" : "}", isEmpty: false, depth: top)
+                    open.removeLast()
+                    continue
+                }
+                open[top].next += 1
+                beginElement(index, depth: top)
+                guard !open[top].isArray else {
+                    next = open[top].elements[index]
+                    continue
+                }
+                let (key, value) = open[top].members[index]
+                writeString(open[top].escapesKey ? "$" + key : key)
+                append(prettyPrinted ? ": " : ":")
+                next = value
+            }
+        }
+
+        private mutating func writeScalar(_ value: StoredValue) {
             switch value {
             case .bool(let flag): append(flag ? "true" : "false")
             case .int(let number): append(String(number))
@@ -94,24 +171,7 @@ public enum StoredValueJSON {
             case .string(let string): writeString(string)
             case .data(let data): writeTagged("$data", data.base64EncodedString())
             case .date(let date): writeTagged("$date", StoredValueText.text(of: date))
-            case .array(let elements):
-                append("[")
-                for (index, element) in elements.enumerated() {
-                    beginElement(index, depth: depth)
-                    write(element, depth: depth + 1)
-                }
-                endContainer("]", isEmpty: elements.isEmpty, depth: depth)
-            case .dictionary(let members):
-                let sorted = members.sorted { $0.key < $1.key }
-                let escapesKey = sorted.count == 1 && sorted[0].key.hasPrefix("$")
-                append("{")
-                for (index, member) in sorted.enumerated() {
-                    beginElement(index, depth: depth)
-                    writeString(escapesKey ? "$" + member.key : member.key)
-                    append(prettyPrinted ? ": " : ":")
-                    write(member.value, depth: depth + 1)
-                }
-                endContainer("}", isEmpty: sorted.isEmpty, depth: depth)
+            case .array, .dictionary: break  // written by write(_:)
             }
         }
 

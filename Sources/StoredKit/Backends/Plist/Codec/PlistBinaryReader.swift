@@ -26,7 +26,6 @@ struct PlistBinaryReader {
     private var inProgress: [Bool] = []
     private var expandedCount = 0
     private let expandedLimit: Int
-    private var depth = 0
     /// Where the first container beyond ``PlistCodec/maximumDepth`` starts, once one was checked.
     private var firstTooDeep: Int?
     private var equivalentKeys = PlistEquivalentKeys()
@@ -96,23 +95,103 @@ struct PlistBinaryReader {
 
     // MARK: Objects
 
-    private mutating func object(_ index: Int) throws(StoreError) -> Decoded {
+    /// A container being read: where it is, its layout, what it holds so far, and for a
+    /// dictionary the key whose value comes next.
+    private struct OpenContainer {
+        let index: Int
+        let start: Int
+        let isDictionary: Bool
+        let count: Int
+        let referencesStart: Int
+        /// ``expandedCount`` before this container was read, for its weight.
+        let countBefore: Int
+        var next = 0
+        var items: [StoredValue] = []
+        var entries: [String: StoredValue] = [:]
+        var key = ""
+    }
+
+    /// Object `root` and everything it holds, read with a stack of open containers of its own
+    /// rather than the thread's, so the depth it reads does not depend on the stack size.
+    private mutating func object(_ root: Int) throws(StoreError) -> Decoded {
+        var open: [OpenContainer] = []
+        var result = try begin(root, into: &open)
+        while let top = open.indices.last {
+            if let decoded = result {
+                if open[top].isDictionary {
+                    equivalentKeys.insert(decoded.value, forKey: open[top].key, into: &open[top].entries, atRoot: top == 0)
+                } else {
+                    open[top].items.append(decoded.value)
+                }
+            }
+            let entry = open[top].next
+            guard entry < open[top].count else {
+                result = try close(open.removeLast())
+                continue
+            }
+            open[top].next += 1
+            var valuePosition = open[top].referencesStart + entry * referenceSize
+            if open[top].isDictionary {
+                open[top].key = try key(at: valuePosition, inDictionaryAt: open[top].start)
+                valuePosition += open[top].count * referenceSize
+            }
+            result = try begin(try reference(at: valuePosition), into: &open)
+        }
+        guard let result else { throw failure("object \(root) could not be read") }
+        return result
+    }
+
+    /// Object `index` when it is read already, a scalar, or beyond ``PlistCodec/maximumDepth``
+    /// (then only checked); otherwise opens it as a container and returns nil.
+    private mutating func begin(_ index: Int, into open: inout [OpenContainer]) throws(StoreError) -> Decoded? {
         if let cached = decoded[index] {
             try count(cached.weight, object: index)
             return cached
         }
         let start = try objectStart(index)
         let countBefore = expandedCount
-        let value = try objectValue(at: start, index: index)
+        let value: StoredValue
+        switch bytes[start] >> 4 {
+        case 0xA, 0xD:
+            guard open.count < PlistCodec.maximumDepth else {
+                value = try checkTooDeep(index, at: start)
+                break
+            }
+            let isDictionary = bytes[start] >> 4 == 0xD
+            let (count, referencesStart) = try containerLayout(at: start, tables: isDictionary ? 2 : 1)
+            var container = OpenContainer(
+                index: index, start: start, isDictionary: isDictionary, count: count, referencesStart: referencesStart,
+                countBefore: countBefore)
+            if isDictionary {
+                container.entries.reserveCapacity(count)
+            } else {
+                container.items.reserveCapacity(count)
+            }
+            inProgress[index] = true
+            open.append(container)
+            return nil
+        default:
+            value = try scalarValue(at: start)
+        }
+        return try finish(index, value: value, countBefore: countBefore)
+    }
+
+    /// The value of a container whose entries were all read.
+    private mutating func close(_ container: OpenContainer) throws(StoreError) -> Decoded {
+        inProgress[container.index] = false
+        let value: StoredValue = container.isDictionary ? .dictionary(container.entries) : .array(container.items)
+        return try finish(container.index, value: value, countBefore: container.countBefore)
+    }
+
+    /// Counts object `index`, read as `value`, and keeps it for further references.
+    private mutating func finish(_ index: Int, value: StoredValue, countBefore: Int) throws(StoreError) -> Decoded {
         try count(1, object: index)
         let result = Decoded(value: value, weight: expandedCount - countBefore)
         decoded[index] = result
         return result
     }
 
-    /// Where object `index` starts, checked. Its own function, like the other checks on the way
-    /// down: a debug build gives every temporary of a function a stack slot of its own, and
-    /// those of error messages in the recursive functions would multiply by the nesting depth.
+    /// Where object `index` starts, checked.
     private func objectStart(_ index: Int) throws(StoreError) -> Int {
         guard !inProgress[index] else { throw failure("object \(index) contains itself (reference cycle)") }
         let offsetEntry = offsetTableStart + index * offsetSize
@@ -139,20 +218,6 @@ struct PlistBinaryReader {
         expandedCount += weight
         guard expandedCount <= expandedLimit else {
             throw failure("object \(index) is shared so often the plist would expand to over \(expandedLimit) values")
-        }
-    }
-
-    /// Containers are told apart here and scalars read in a function of their own, so that each
-    /// level of nesting costs only this small frame (a debug build gives every temporary of a
-    /// function its own stack slot, and the scalar cases have many).
-    private mutating func objectValue(at start: Int, index: Int) throws(StoreError) -> StoredValue {
-        if depth >= PlistCodec.maximumDepth, bytes[start] >> 4 == 0xA || bytes[start] >> 4 == 0xD {
-            return try checkTooDeep(index, at: start)
-        }
-        return switch bytes[start] >> 4 {
-        case 0xA: try array(at: start, index: index)
-        case 0xD: try dictionary(at: start, index: index)
-        default: try scalarValue(at: start)
         }
     }
 
@@ -240,33 +305,6 @@ struct PlistBinaryReader {
         return string
     }
 
-    private mutating func array(at start: Int, index: Int) throws(StoreError) -> StoredValue {
-        let (count, referencesStart) = try containerLayout(at: start, tables: 1)
-        try enterContainer(index, at: start)
-        defer { leaveContainer(index) }
-        var items = [StoredValue]()
-        items.reserveCapacity(count)
-        for item in 0..<count {
-            items.append(try object(try reference(at: referencesStart + item * referenceSize)).value)
-        }
-        return .array(items)
-    }
-
-    private mutating func dictionary(at start: Int, index: Int) throws(StoreError) -> StoredValue {
-        let (count, keysStart) = try containerLayout(at: start, tables: 2)
-        let valuesStart = keysStart + count * referenceSize
-        try enterContainer(index, at: start)
-        defer { leaveContainer(index) }
-        var entries = [String: StoredValue](minimumCapacity: count)
-        for entry in 0..<count {
-            let key = try key(at: keysStart + entry * referenceSize, inDictionaryAt: start)
-            let value = try object(try reference(at: valuesStart + entry * referenceSize)).value
-            equivalentKeys.insert(value, forKey: key, into: &entries, atRoot: depth == 1)
-        }
-        return .dictionary(entries)
-    }
-
-    /// The key whose reference is at `position` (a string object, never a container).
     /// Checks a container nested beyond ``PlistCodec/maximumDepth`` and everything in it without
     /// building values, with a stack of its own rather than the thread's: a file deeper than
     /// StoredKit reads is reported as unsupported only when all of it is well formed, and as
@@ -316,28 +354,22 @@ struct PlistBinaryReader {
         return children
     }
 
+    /// The key whose reference is at `position`: a string object, never a container.
     private mutating func key(at position: Int, inDictionaryAt start: Int) throws(StoreError) -> String {
         let keyReference = try reference(at: position)
-        guard case .string(let key) = try object(keyReference).value else {
-            throw failure("dictionary at byte \(start) has a non-string key (object \(keyReference))")
+        if decoded[keyReference] == nil {
+            let kind = bytes[try objectStart(keyReference)] >> 4
+            guard kind != 0xA, kind != 0xD else { throw nonStringKey(keyReference, inDictionaryAt: start) }
+        }
+        var none: [OpenContainer] = []
+        guard case .string(let key)? = try begin(keyReference, into: &none)?.value else {
+            throw nonStringKey(keyReference, inDictionaryAt: start)
         }
         return key
     }
 
-    private mutating func enterContainer(_ index: Int, at start: Int) throws(StoreError) {
-        guard depth < PlistCodec.maximumDepth else { throw tooDeep(at: start) }
-        depth += 1
-        inProgress[index] = true
-    }
-
-    // Its own function: the message's temporaries would otherwise sit in every level's frame.
-    private func tooDeep(at start: Int) -> StoreError {
-        PlistCodec.tooDeep(path: path, at: start)
-    }
-
-    private mutating func leaveContainer(_ index: Int) {
-        depth -= 1
-        inProgress[index] = false
+    private func nonStringKey(_ reference: Int, inDictionaryAt start: Int) -> StoreError {
+        failure("dictionary at byte \(start) has a non-string key (object \(reference))")
     }
 }
 

@@ -29,30 +29,38 @@ struct PlistBinaryWriter {
         writer.output.reserveCapacity(objectLimit * 8 + 64)
         writer.offsets.reserveCapacity(objectLimit)
         let top: Int
+        var open: [OpenContainer] = []
         if !hiddenRootEntries.isEmpty, case .dictionary(let entries) = value {
-            top = writer.writeDictionary(PlistEquivalentKeys.ordered(entries, with: hiddenRootEntries))
+            writer.openDictionary(PlistEquivalentKeys.ordered(entries, with: hiddenRootEntries), into: &open)
+            top = writer.finish(&open, written: nil)
         } else {
-            top = writer.write(value)
+            top = writer.finish(&open, written: writer.begin(value, into: &open))
         }
         return writer.finish(topObject: top)
     }
 
-    /// Counts objects as if nothing were shared, which also enforces the depth limit before writing.
+    /// Counts objects as if nothing were shared, which also enforces the depth limit before writing;
+    /// `depth` is the depth of `value`, `key` the key it is under. A walk with a work list of its own.
     private static func objectCountUpperBound(_ value: StoredValue, depth: Int, key: String) throws(StoreError) -> Int {
-        switch value {
-        case .array(let items):
-            try checkDepth(depth, key: key)
-            var total = 1
-            for item in items { total += try objectCountUpperBound(item, depth: depth + 1, key: key) }
-            return total
-        case .dictionary(let entries):
-            try checkDepth(depth, key: key)
-            var total = 1
-            for (entryKey, entry) in entries { total += 1 + (try objectCountUpperBound(entry, depth: depth + 1, key: entryKey)) }
-            return total
-        default:
-            return 1
+        var total = 0
+        var pending = [(value: value, depth: depth, key: key)]
+        while let (next, depth, key) = pending.popLast() {
+            total += 1
+            switch next {
+            case .array(let items):
+                try checkDepth(depth, key: key)
+                for item in items { pending.append((item, depth + 1, key)) }
+            case .dictionary(let entries):
+                try checkDepth(depth, key: key)
+                for (entryKey, entry) in entries {
+                    total += 1
+                    pending.append((entry, depth + 1, entryKey))
+                }
+            default:
+                break
+            }
         }
+        return total
     }
 
     private static func checkDepth(_ depth: Int, key: String) throws(StoreError) {
@@ -84,20 +92,49 @@ struct PlistBinaryWriter {
         return output
     }
 
-    /// Writes `value` and everything it contains; returns its object index.
-    private mutating func write(_ value: StoredValue) -> Int {
+    /// A container being written: its values in writing order, the next one, and where its
+    /// children's object indices start in `pendingReferences` (a dictionary's keys are there first).
+    private struct OpenContainer {
+        let values: [StoredValue]
+        var next = 0
+        let isArray: Bool
+        let base: Int
+    }
+
+    /// Writes the rest of every open container, children first, with a stack of its own rather than
+    /// the thread's; `written` is the object index of the value just written, if any. Returns the
+    /// index of the outermost value, the last object written.
+    private mutating func finish(_ open: inout [OpenContainer], written: Int?) -> Int {
+        var written = written
+        while let top = open.indices.last {
+            if let index = written { pendingReferences.append(index) }
+            if open[top].next < open[top].values.count {
+                let value = open[top].values[open[top].next]
+                open[top].next += 1
+                written = begin(value, into: &open)
+            } else {
+                let container = open.removeLast()
+                let index = beginObject()
+                appendMarker(container.isArray ? 0xA : 0xD, count: container.values.count)
+                appendPendingReferences(from: container.base)
+                written = index
+            }
+        }
+        // Children are written first, so the outermost value is always the last object.
+        return written ?? offsets.count - 1
+    }
+
+    /// Writes a scalar and returns its object index, or opens a container and returns nil.
+    private mutating func begin(_ value: StoredValue, into open: inout [OpenContainer]) -> Int? {
         switch value {
         case .string(let string):
             return write(string)
         case .array(let items):
-            let base = pendingReferences.count
-            for item in items { pendingReferences.append(write(item)) }
-            let index = beginObject()
-            appendMarker(0xA, count: items.count)
-            appendPendingReferences(from: base)
-            return index
+            open.append(OpenContainer(values: items, isArray: true, base: pendingReferences.count))
+            return nil
         case .dictionary(let entries):
-            return writeDictionary(entries.sorted { $0.key < $1.key })
+            openDictionary(entries.sorted { $0.key < $1.key }, into: &open)
+            return nil
         default:
             let index = beginObject()
             appendScalar(value)
@@ -105,15 +142,11 @@ struct PlistBinaryWriter {
         }
     }
 
-    /// Writes a dictionary whose entries are already in writing order; returns its object index.
-    private mutating func writeDictionary(_ sorted: [(key: String, value: StoredValue)]) -> Int {
+    /// Writes a dictionary's keys and opens it for its values, its entries already in writing order.
+    private mutating func openDictionary(_ sorted: [(key: String, value: StoredValue)], into open: inout [OpenContainer]) {
         let base = pendingReferences.count
         for (key, _) in sorted { pendingReferences.append(write(key)) }
-        for (_, entry) in sorted { pendingReferences.append(write(entry)) }
-        let index = beginObject()
-        appendMarker(0xD, count: sorted.count)
-        appendPendingReferences(from: base)
-        return index
+        open.append(OpenContainer(values: sorted.map(\.value), isArray: false, base: base))
     }
 
     private mutating func appendScalar(_ value: StoredValue) {
@@ -146,7 +179,7 @@ struct PlistBinaryWriter {
             appendMarker(0x4, count: data.count)
             output.append(contentsOf: data)
         case .string, .array, .dictionary:
-            break  // written by write(_:)
+            break  // written by begin(_:into:) and finish(_:written:)
         }
     }
 

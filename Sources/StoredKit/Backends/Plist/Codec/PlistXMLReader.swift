@@ -14,7 +14,6 @@ struct PlistXMLReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let path: String
     private var position = 0
-    private var depth = 0
     /// Where the first container beyond ``PlistCodec/maximumDepth`` starts, once one was checked.
     private var firstTooDeep: Int?
     private var equivalentKeys = PlistEquivalentKeys()
@@ -22,6 +21,14 @@ struct PlistXMLReader {
     /// final size avoids rehashing as it grows, and the storage is reused across containers.
     private var pendingEntries: [(key: String, value: StoredValue)] = []
     private var pendingItems: [StoredValue] = []
+
+    /// A container being read: where its entries or items start in `pendingEntries` or
+    /// `pendingItems`, and for a dictionary the key whose value comes next.
+    private struct OpenContainer {
+        let tag: StartTag
+        let base: Int
+        var key = ""
+    }
 
     private init(bytes: UnsafeBufferPointer<UInt8>, path: String) {
         self.bytes = bytes
@@ -97,18 +104,56 @@ struct PlistXMLReader {
 
     // MARK: Values
 
-    /// Containers are told apart here and scalars read in a function of their own, so that each
-    /// level of nesting costs only small frames (a debug build gives every temporary of a
-    /// function its own stack slot, and the scalar cases have many).
-    private mutating func readValue(_ tag: StartTag) throws(StoreError) -> StoredValue {
-        if depth >= PlistCodec.maximumDepth, !tag.isEmpty, tag.element == .dictionary || tag.element == .array {
-            return try checkTooDeep(tag)
+    /// Reads the value `first` starts, with a stack of open containers of its own rather than the
+    /// thread's, so the depth it reads does not depend on the stack size.
+    private mutating func readValue(_ first: StartTag) throws(StoreError) -> StoredValue {
+        var open: [OpenContainer] = []
+        var result = try begin(first, into: &open)
+        while let top = open.indices.last {
+            if let value = result {
+                if open[top].tag.element == .dictionary {
+                    pendingEntries.append((open[top].key, value))
+                } else {
+                    pendingItems.append(value)
+                }
+            }
+            try skipMarkup(allowingDeclarations: false)
+            try requireElementStart(inside: open[top].tag)
+            if isAtEndTag {
+                try readEndTag(of: open[top].tag.element)
+                result = close(open.removeLast(), atRoot: open.isEmpty)
+                continue
+            }
+            if open[top].tag.element == .dictionary { open[top].key = try readKey(inside: open[top].tag) }
+            result = try begin(try readStartTag(), into: &open)
         }
-        return switch tag.element {
-        case .dictionary: try readDictionary(tag)
-        case .array: try readArray(tag)
-        default: try readScalar(tag)
+        guard let result else { throw failure("unexpected end of file at byte \(position)") }
+        return result
+    }
+
+    /// Reads a scalar or an empty container and returns it; or opens a container that has
+    /// content and returns nil. Beyond ``PlistCodec/maximumDepth`` a container is only checked.
+    private mutating func begin(_ tag: StartTag, into open: inout [OpenContainer]) throws(StoreError) -> StoredValue? {
+        guard !tag.isEmpty, tag.element == .dictionary || tag.element == .array else { return try readScalar(tag) }
+        guard open.count < PlistCodec.maximumDepth else { return try checkTooDeep(tag) }
+        open.append(OpenContainer(tag: tag, base: tag.element == .dictionary ? pendingEntries.count : pendingItems.count))
+        return nil
+    }
+
+    /// The value of a container whose end tag was read; `atRoot` when it is the outermost one.
+    private mutating func close(_ container: OpenContainer, atRoot: Bool) -> StoredValue {
+        guard container.tag.element == .dictionary else {
+            let items = Array(pendingItems[container.base...])
+            pendingItems.removeSubrange(container.base...)
+            return .array(items)
         }
+        var result = [String: StoredValue](minimumCapacity: pendingEntries.count - container.base)
+        // Later exact duplicates win, as in Foundation; keys equal only up to normalisation keep the first.
+        for entry in pendingEntries[container.base...] {
+            equivalentKeys.insert(entry.value, forKey: entry.key, into: &result, atRoot: atRoot)
+        }
+        pendingEntries.removeSubrange(container.base...)
+        return .dictionary(result)
     }
 
     /// Checks a container nested beyond ``PlistCodec/maximumDepth`` and everything in it without
@@ -136,10 +181,11 @@ struct PlistXMLReader {
         return .array([])
     }
 
+    /// A scalar, or an empty container (`<array/>`, `<dict/>`); ``readValue(_:)`` reads the others.
     private mutating func readScalar(_ tag: StartTag) throws(StoreError) -> StoredValue {
         switch tag.element {
-        case .dictionary: return try readDictionary(tag)
-        case .array: return try readArray(tag)
+        case .dictionary: return .dictionary([:])
+        case .array: return .array([])
         case .string: return .string(tag.isEmpty ? "" : try readText(closing: .string))
         case .true, .false:
             if !tag.isEmpty {
@@ -183,31 +229,7 @@ struct PlistXMLReader {
         }
     }
 
-    private mutating func readDictionary(_ tag: StartTag) throws(StoreError) -> StoredValue {
-        if tag.isEmpty { return .dictionary([:]) }
-        try enterContainer(tag)
-        defer { depth -= 1 }
-        let base = pendingEntries.count
-        while true {
-            try skipMarkup(allowingDeclarations: false)
-            try requireElementStart(inside: tag)
-            if isAtEndTag {
-                try readEndTag(of: .dictionary)
-                var result = [String: StoredValue](minimumCapacity: pendingEntries.count - base)
-                // Later exact duplicates win, as in Foundation; keys equal only up to normalisation keep the first.
-                for entry in pendingEntries[base...] {
-                    equivalentKeys.insert(entry.value, forKey: entry.key, into: &result, atRoot: depth == 1)
-                }
-                pendingEntries.removeSubrange(base...)
-                return .dictionary(result)
-            }
-            let key = try readKey(inside: tag)
-            pendingEntries.append((key, try readValue(try readStartTag())))
-        }
-    }
-
-    /// A dictionary's next `<key>` and the markup up to its value (a function of its own to keep
-    /// the recursive frame of ``readDictionary(_:)`` small).
+    /// A dictionary's next `<key>` and the markup up to its value.
     private mutating func readKey(inside tag: StartTag) throws(StoreError) -> String {
         let keyTag = try readStartTag()
         guard keyTag.element == .key else {
@@ -218,31 +240,6 @@ struct PlistXMLReader {
         try requireElementStart(inside: tag)
         guard !isAtEndTag else { throw failure("key '\(key)' has no value (byte \(position))") }
         return key
-    }
-
-    private mutating func readArray(_ tag: StartTag) throws(StoreError) -> StoredValue {
-        if tag.isEmpty { return .array([]) }
-        try enterContainer(tag)
-        defer { depth -= 1 }
-        let base = pendingItems.count
-        while true {
-            try skipMarkup(allowingDeclarations: false)
-            try requireElementStart(inside: tag)
-            if isAtEndTag {
-                try readEndTag(of: .array)
-                let items = Array(pendingItems[base...])
-                pendingItems.removeSubrange(base...)
-                return .array(items)
-            }
-            pendingItems.append(try readValue(try readStartTag()))
-        }
-    }
-
-    private mutating func enterContainer(_ tag: StartTag) throws(StoreError) {
-        guard depth < PlistCodec.maximumDepth else {
-            throw PlistCodec.tooDeep(path: path, at: tag.offset)
-        }
-        depth += 1
     }
 
     private func requireElementStart(inside tag: StartTag) throws(StoreError) {

@@ -22,16 +22,91 @@ struct PlistXMLWriter {
             """
         )
         if !hiddenRootEntries.isEmpty, case .dictionary(let entries) = value {
-            try writer.writeDictionary(PlistEquivalentKeys.ordered(entries, with: hiddenRootEntries), indentation: 0)
+            try writer.write(rootEntries: PlistEquivalentKeys.ordered(entries, with: hiddenRootEntries))
         } else {
-            try writer.write(value, indentation: 0)
+            try writer.write(value)
         }
         writer.append("</plist>\n")
         return writer.output
     }
 
-    private mutating func write(_ value: StoredValue, indentation: Int) throws(StoreError) {
-        appendIndentation(indentation)
+    /// A container being written: an array's items or a dictionary's entries in writing order (held
+    /// as they are, not copied), and the next one.
+    private struct OpenContainer {
+        var items: [StoredValue] = []
+        var entries: [(key: String, value: StoredValue)] = []
+        let isArray: Bool
+        var next = 0
+        var count: Int { isArray ? items.count : entries.count }
+    }
+
+    /// Writes `root` with a stack of open containers of its own rather than the thread's, so the
+    /// depth it writes does not depend on the stack size; each value is indented by its depth.
+    private mutating func write(_ root: StoredValue) throws(StoreError) {
+        var open: [OpenContainer] = []
+        try write(root, into: &open)
+        try finish(&open)
+    }
+
+    /// Writes a root dictionary whose entries are already in writing order.
+    private mutating func write(rootEntries: [(key: String, value: StoredValue)]) throws(StoreError) {
+        var open: [OpenContainer] = []
+        try openDictionary(rootEntries, into: &open)
+        try finish(&open)
+    }
+
+    /// Writes the rest of every open container, innermost first, and closes it.
+    private mutating func finish(_ open: inout [OpenContainer]) throws(StoreError) {
+        while let top = open.indices.last {
+            let index = open[top].next
+            guard index < open[top].count else {
+                appendIndentation(top)
+                append(open[top].isArray ? "</array>\n" : "</dict>\n")
+                open.removeLast()
+                continue
+            }
+            open[top].next += 1
+            guard !open[top].isArray else {
+                try write(open[top].items[index], into: &open)
+                continue
+            }
+            let (key, value) = open[top].entries[index]
+            currentKey = key
+            appendIndentation(top + 1)
+            append("<key>")
+            appendEscaped(key)
+            append("</key>\n")
+            try write(value, into: &open)
+        }
+    }
+
+    /// Writes a scalar or an empty container whole, or the start of a container, which it opens.
+    private mutating func write(_ value: StoredValue, into open: inout [OpenContainer]) throws(StoreError) {
+        appendIndentation(open.count)
+        switch value {
+        case .array(let items):
+            guard !items.isEmpty else { return append("<array/>\n") }
+            try checkDepth(open.count)
+            append("<array>\n")
+            open.append(OpenContainer(items: items, isArray: true))
+        case .dictionary(let entries):
+            try openDictionary(entries.sorted(by: { $0.key < $1.key }), into: &open)
+        default:
+            try writeScalar(value, indentation: open.count)
+        }
+    }
+
+    private mutating func openDictionary(
+        _ entries: [(key: String, value: StoredValue)], into open: inout [OpenContainer]
+    ) throws(StoreError) {
+        guard !entries.isEmpty else { return append("<dict/>\n") }
+        try checkDepth(open.count)
+        append("<dict>\n")
+        open.append(OpenContainer(entries: entries, isArray: false))
+    }
+
+    /// A scalar, its indentation already written.
+    private mutating func writeScalar(_ value: StoredValue, indentation: Int) throws(StoreError) {
         switch value {
         case .bool(let flag):
             append(flag ? "<true/>\n" : "<false/>\n")
@@ -66,36 +141,9 @@ struct PlistXMLWriter {
             append("<date>")
             output.append(contentsOf: text.utf8)
             append("</date>\n")
-        case .array(let items):
-            guard !items.isEmpty else { return append("<array/>\n") }
-            try checkDepth(indentation)
-            append("<array>\n")
-            for item in items { try write(item, indentation: indentation + 1) }
-            appendIndentation(indentation)
-            append("</array>\n")
-        case .dictionary(let entries):
-            try writeDictionary(entries.sorted(by: { $0.key < $1.key }), indentation: indentation, indented: true)
+        case .array, .dictionary:
+            break  // written by write(_:into:)
         }
-    }
-
-    /// Writes a dictionary whose entries are already in writing order.
-    private mutating func writeDictionary(
-        _ entries: [(key: String, value: StoredValue)], indentation: Int, indented: Bool = false
-    ) throws(StoreError) {
-        if !indented { appendIndentation(indentation) }
-        guard !entries.isEmpty else { return append("<dict/>\n") }
-        try checkDepth(indentation)
-        append("<dict>\n")
-        for (key, entry) in entries {
-            currentKey = key
-            appendIndentation(indentation + 1)
-            append("<key>")
-            appendEscaped(key)
-            append("</key>\n")
-            try write(entry, indentation: indentation + 1)
-        }
-        appendIndentation(indentation)
-        append("</dict>\n")
     }
 
     private func checkDepth(_ indentation: Int) throws(StoreError) {
