@@ -13,7 +13,7 @@ public enum PlistCodec {
     /// values, so neither can exhaust the stack.
     ///
     /// ```swift
-    /// PlistCodec.maximumDepth  //=> 129
+    /// PlistCodec.maximumDepth  //=> 513
     /// ```
     public static let maximumDepth = StoredValue.maximumDepth + 1
 
@@ -21,7 +21,8 @@ public enum PlistCodec {
     /// reported as unsupported and left in place, never called corrupt or moved aside.
     static func tooDeep(path: String, at offset: Int) -> StoreError {
         .unsupportedFile(
-            path: path, reason: "containers nested deeper than \(maximumDepth) levels (at byte \(offset))",
+            path: path,
+            reason: "containers nested deeper than \(maximumDepth) levels, the root counted (at byte \(offset))",
             advice: "StoredKit reads values nested up to \(StoredValue.maximumDepth) levels (StoredValue.maximumDepth); "
                 + "flatten the value with the program that wrote the file, or keep using that program for it.")
     }
