@@ -31,7 +31,7 @@ struct PostgresDeepValueTests {
         #expect(try cli.run("write", url, "deep", "[1]", "--json", "--namespace", namespace).status == 0)
         _ = try CLIPostgresServer.psql(
             url,
-            "UPDATE storedkit_preferences SET json = '\(NestingAcrossFormatsTests.nested(600))' "
+            "UPDATE storedkit.preferences SET json = '\(NestingAcrossFormatsTests.nested(600))' "
                 + "WHERE namespace = '\(namespace)' AND key = 'deep'")
         let check = try cli.run("check", url, "--namespace", namespace)
         #expect(check.status == 3, "\(check)")
