@@ -39,7 +39,7 @@ extension Command {
         if arguments.has("json") {
             console.print(StoredValueJSON.encode(.array(keys.map(StoredValue.string))))
         } else if !keys.isEmpty {
-            console.print(keys.joined(separator: "\n"))
+            console.print(keys.map(ValuePrinter.lineSafeKey).joined(separator: "\n"))
         }
     }
 

@@ -156,6 +156,14 @@ enum ValuePrinter {
         return isPlain ? key : StoredValueJSON.encode(.string(key))
     }
 
+    /// A key for a listing of one key a line: as it is, unless it holds a control character (a
+    /// key from another program's or an administrator's file may hold an escape sequence, or a
+    /// line break), which is then quoted and spelled out as in JSON, never written as bytes.
+    static func lineSafeKey(_ key: String) -> String {
+        let isSafe = key.unicodeScalars.allSatisfy { !CharacterSet.controlCharacters.contains($0) }
+        return isSafe ? key : StoredValueJSON.encode(.string(key))
+    }
+
     private static func dataText(_ data: Data) -> String {
         let hex = data.prefix(dataPreviewLimit).map { String(format: "%02x", $0) }.joined()
         return data.count <= dataPreviewLimit ? "<\(hex)>" : "<\(hex)…> (\(data.count) bytes)"

@@ -89,4 +89,18 @@ struct LayerBadInputTests {
             #expect(!outcome.errorOutput.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(outcome)")
         }
     }
+
+    /// `keys` prints one key a line for scripts; a key holding a control character (a forced file's
+    /// key can hold an escape sequence) is printed quoted and spelled out, never as bytes.
+    @Test("keys prints a key holding control characters quoted, plain keys as they are")
+    func keysWithControlCharacters() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "prefs.plist", "plain key", "1", "--int")
+        try cli.run("write", "forced.plist", "x\u{1B}]0;owned\u{07}", "1", "--int")
+        let outcome = try cli.run("keys", "prefs.plist", "--forced", "forced.plist")
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.lines == ["plain key", #""x\u001b]0;owned\u0007""#], "\(outcome)")
+        #expect(!outcome.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(outcome)")
+    }
 }
