@@ -26,8 +26,10 @@ extension PostgresBackend {
         since: Int64?, into snapshot: BackendSnapshot?, _ state: inout State, _ connection: PostgresConnection
     ) throws -> (snapshot: BackendSnapshot, revision: Int64) {
         if var result = snapshot, let since {
+            var rowMissing = false
             let revision = try connection.query(PostgresSchema.selectSince, [namespace, String(since)]) { rows in
                 let header = Self.header(of: rows)
+                rowMissing = header.row == nil
                 // No namespace row: it was deleted, which a store that had a revision must see.
                 guard !(header.wholeDue ?? (since > 0)) else { return Int64?.none }
                 apply(rows, skipping: header.row, to: &result, whole: false, &state)
@@ -39,6 +41,9 @@ extension PostgresBackend {
                 result.events = []
                 return (result, revision)
             }
+            // A row that vanished may be a rule revoked (``PostgresAccess``), not a namespace deleted: then
+            // the read fails, and the store keeps its values instead of telling observers every key went.
+            if rowMissing, state.server?.underAccessControl == true { try checkAccess(&state, connection) }
         }
         var result = BackendSnapshot()
         let revision = try connection.query(PostgresSchema.selectAll, [namespace]) { rows in

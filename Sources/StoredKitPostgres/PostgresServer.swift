@@ -21,6 +21,8 @@ final class PostgresServer: Sendable {
     private let schemaReady = Mutex(false)
     /// What the role lacks to write (``PostgresSchema/missingWritePrivileges``), found with the tables.
     private let missingPrivileges = Mutex<String?>(nil)
+    /// Whether row security applies to the role (``PostgresAccess``), found with the tables.
+    private let accessControlled = Mutex(false)
     private let listenerState = Mutex<PostgresListener?>(nil)
     /// Whether the server is known to be down: then every command fails at once.
     let outage = PostgresOutage()
@@ -213,6 +215,7 @@ final class PostgresServer: Sendable {
             throw PostgresSetup.explained(error)
         }
         missingPrivileges.withLock { $0 = ready?.missingWritePrivilege }
+        accessControlled.withLock { $0 = ready?.underAccessControl ?? false }
         schemaReady.withLock { $0 = true }
     }
 
@@ -223,4 +226,8 @@ final class PostgresServer: Sendable {
     /// server.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, ..." for a role granted SELECT alone
     /// ```
     var missingWritePrivilege: String? { missingPrivileges.withLock { $0 } }
+
+    /// Whether this process's role is under access control (``PostgresAccess``): not the tables'
+    /// owner, a superuser or a `BYPASSRLS` role. Then every namespace's open asks for its rule.
+    var underAccessControl: Bool { accessControlled.withLock { $0 } }
 }
