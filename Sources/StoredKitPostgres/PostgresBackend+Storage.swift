@@ -38,13 +38,20 @@ extension PostgresBackend {
                 return header.revision
             }
             if let revision {
+                state.accessLost = false
                 result.events = []
                 return (result, revision)
             }
             // A row that vanished may be a rule revoked (``PostgresAccess``), not a namespace deleted: then
-            // the read fails, and the store keeps its values instead of telling observers every key went.
-            if rowMissing, state.server?.underAccessControl == true { try checkAccess(&state, connection) }
+            // the store keeps its last values (observers are not told every key went) and hears why once.
+            if rowMissing, state.server?.underAccessControl == true, let lost = try lostAccess(connection) {
+                if !state.accessLost { state.pendingEvents.append(.reloadFailed(lost)) }
+                state.accessLost = true
+                result.events = []
+                return (result, state.revision)
+            }
         }
+        state.accessLost = false
         var result = BackendSnapshot()
         let revision = try connection.query(PostgresSchema.selectAll, [namespace]) { rows in
             let header = Self.header(of: rows)

@@ -47,6 +47,8 @@ public final class PostgresBackend: Backend {
         var notifyToken: String?
         /// Whether the role's access rules (``PostgresAccess``) let it only read this namespace, as the first read found it.
         var readOnlyByRule = false
+        /// Whether a read found that no rule covers the namespace any more (reported once, until a read finds it again).
+        var accessLost = false
     }
 
     /// The newest revision this backend has read or written: the listener compares against it
@@ -383,6 +385,12 @@ public final class PostgresBackend: Backend {
             throw PostgresAccess.refusal(
                 namespace: namespace, role: role, rules: rules, server: connection.address.description)
         }
+    }
+
+    /// The refusal when the role's rules no longer cover the namespace (nil: they do).
+    func lostAccess(_ connection: PostgresConnection) throws -> StoreError? {
+        guard case .none(let role, let rules) = try PostgresAccess.level(of: namespace, connection) else { return nil }
+        return PostgresAccess.refusal(namespace: namespace, role: role, rules: rules, server: connection.address.description)
     }
 
     func takeSnapshot(_ state: inout State) -> BackendSnapshot {
