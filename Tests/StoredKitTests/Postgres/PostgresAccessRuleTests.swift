@@ -152,7 +152,8 @@ struct PostgresAccessRuleTests {
         seven.set(8, forKey: "n")
         let ownerSeven = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:7"))
         #expect(ownerSeven.value(forKey: "n", as: Int.self) == 8)
-        #expect(owner.value(forKey: "volume", as: Double.self) == 0.7)
+        let ownerFortyTwo = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"))
+        #expect(ownerFortyTwo.value(forKey: "volume", as: Double.self) == 0.7)
         withExtendedLifetime(observation) {}
     }
 
