@@ -6,7 +6,7 @@ import StoredKitPostgres
 extension Command {
     static let access = Command(
         name: "access",
-        arguments: "URL grant ROLE PATTERN | URL revoke ROLE PATTERN | URL list",
+        arguments: "URL grant|revoke|list [ROLE PATTERN]",
         summary: "Limit which namespaces a PostgreSQL role may read or write",
         discussion: """
             Run as the role that owns StoredKit's schema (the one that ran postgres-setup). grant lets
