@@ -24,14 +24,21 @@ import StoredKit
 package enum PostgresAccess {
     /// `SQL` that is true when a rule visible to the current role, applying to it through
     /// membership, matches the namespace in column `column` (and allows writing, when `writing`).
-    /// Built from constants only: the policies below are one static text.
+    /// Built from constants only: the policies below are one static text. The role's patterns are
+    /// gathered by uncorrelated subqueries (the server runs them once per statement, as InitPlans),
+    /// so each row only compares its namespace with them: exact patterns with `= ANY`, prefixes
+    /// (a pattern's text before its one trailing `*`) with `starts_with`.
     private static func ruleMatches(_ column: String, writing: Bool) -> String {
-        """
-        EXISTS (SELECT 1 FROM storedkit.access_rules AS r JOIN pg_catalog.pg_roles AS g ON g.rolname = r.role
-                WHERE pg_catalog.pg_has_role(g.oid, 'MEMBER')\(writing ? " AND r.writable" : "")
-                    AND (r.pattern = \(column) OR (pg_catalog.right(r.pattern, 1) = '*'
-                        AND pg_catalog.starts_with(\(column), pg_catalog.left(r.pattern, -1)))))
-        """
+        let applies = """
+            FROM storedkit.access_rules AS r JOIN pg_catalog.pg_roles AS g ON g.rolname = r.role
+                    WHERE pg_catalog.pg_has_role(g.oid, 'MEMBER')\(writing ? " AND r.writable" : "")
+            """
+        return """
+            (\(column) = ANY ((SELECT pg_catalog.array_agg(r.pattern) \(applies))::text[])
+                OR EXISTS (SELECT 1 FROM pg_catalog.unnest((SELECT pg_catalog.array_agg(pg_catalog.left(r.pattern, -1))
+                    \(applies) AND pg_catalog.right(r.pattern, 1) = '*')) AS p(prefix)
+                    WHERE pg_catalog.starts_with(\(column), p.prefix)))
+            """
     }
 
     /// The rules table, its own policy (a role sees the rules that apply to it), and on each of the
