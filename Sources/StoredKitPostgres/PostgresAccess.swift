@@ -22,24 +22,28 @@ import StoredKit
 /// try PostgresAccess.rules(url: "postgresql://owner@db/prefs")  //=> [support user:* read]
 /// ```
 package enum PostgresAccess {
-    /// `SQL` that is true when a rule visible to the current role, applying to it through
-    /// membership, matches the namespace in column `column` (and allows writing, when `writing`).
-    /// Built from constants only: the policies below are one static text. The role's patterns are
-    /// gathered by uncorrelated subqueries (the server runs them once per statement, as InitPlans),
-    /// so each row only compares its namespace with them: exact patterns with `= ANY`, prefixes
-    /// (a pattern's text before its one trailing `*`) with `starts_with`.
+    /// `SQL` that is true when a rule of the current role matches the namespace in column `column`
+    /// (and allows writing, when `writing`). Built from constants only: the policies below are one
+    /// static text. The rules a role reads are already only its own (``ownRule``), so the patterns are
+    /// gathered by uncorrelated subqueries (the server runs them once per statement, as InitPlans)
+    /// and each row only compares its namespace with them: exact patterns with `= ANY`, prefixes (a
+    /// pattern's text before its one trailing `*`) with `starts_with`. Kept small: the server plans
+    /// it into every statement on the tables.
     private static func ruleMatches(_ column: String, writing: Bool) -> String {
-        let applies = """
-            FROM storedkit.access_rules AS r JOIN pg_catalog.pg_roles AS g ON g.rolname = r.role
-                    WHERE pg_catalog.pg_has_role(g.oid, 'MEMBER')\(writing ? " AND r.writable" : "")
-            """
+        let writable = writing ? " WHERE r.writable" : ""
+        let prefixes = writing ? " AND r.writable" : ""
         return """
-            (\(column) = ANY ((SELECT pg_catalog.array_agg(r.pattern) \(applies))::text[])
+            (\(column) = ANY ((SELECT pg_catalog.array_agg(r.pattern) FROM storedkit.access_rules AS r\(writable))::text[])
                 OR EXISTS (SELECT 1 FROM pg_catalog.unnest((SELECT pg_catalog.array_agg(pg_catalog.left(r.pattern, -1))
-                    \(applies) AND pg_catalog.right(r.pattern, 1) = '*')) AS p(prefix)
+                    FROM storedkit.access_rules AS r WHERE pg_catalog.right(r.pattern, 1) = '*'\(prefixes))) AS p(prefix)
                     WHERE pg_catalog.starts_with(\(column), p.prefix)))
             """
     }
+
+    /// The policy of the rules table: a rule is visible to its role and the role's members
+    /// (`to_regrole` of a dropped role is NULL, so its rules apply to nobody). The owner sees all.
+    static let ownRule =
+        "pg_catalog.pg_has_role(pg_catalog.to_regrole(pg_catalog.quote_ident(role::text))::oid, 'MEMBER')"
 
     /// The rules table, its own policy (a role sees the rules that apply to it), and on each of the
     /// three tables row security with a read policy and a write policy. Part of
@@ -55,8 +59,7 @@ package enum PostgresAccess {
         );
         ALTER TABLE storedkit.access_rules ENABLE ROW LEVEL SECURITY;
         DROP POLICY IF EXISTS storedkit_own_rules ON storedkit.access_rules;
-        CREATE POLICY storedkit_own_rules ON storedkit.access_rules FOR SELECT
-            USING (EXISTS (SELECT 1 FROM pg_catalog.pg_roles AS g WHERE g.rolname = access_rules.role AND pg_catalog.pg_has_role(g.oid, 'MEMBER')));
+        CREATE POLICY storedkit_own_rules ON storedkit.access_rules FOR SELECT USING (\(ownRule));
         REVOKE ALL ON TABLE storedkit.access_rules FROM PUBLIC;
         GRANT SELECT ON TABLE storedkit.access_rules TO PUBLIC;
         \(policies(on: "storedkit.namespaces"))
@@ -71,9 +74,14 @@ package enum PostgresAccess {
         ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY;
         DROP POLICY IF EXISTS storedkit_read ON \(table);
         DROP POLICY IF EXISTS storedkit_write ON \(table);
+        DROP POLICY IF EXISTS storedkit_insert ON \(table);
+        DROP POLICY IF EXISTS storedkit_update ON \(table);
+        DROP POLICY IF EXISTS storedkit_delete ON \(table);
         CREATE POLICY storedkit_read ON \(table) FOR SELECT USING (\(ruleMatches("namespace", writing: false)));
-        CREATE POLICY storedkit_write ON \(table) FOR ALL USING (\(ruleMatches("namespace", writing: true)))
+        CREATE POLICY storedkit_insert ON \(table) FOR INSERT WITH CHECK (\(ruleMatches("namespace", writing: true)));
+        CREATE POLICY storedkit_update ON \(table) FOR UPDATE USING (\(ruleMatches("namespace", writing: true)))
             WITH CHECK (\(ruleMatches("namespace", writing: true)));
+        CREATE POLICY storedkit_delete ON \(table) FOR DELETE USING (\(ruleMatches("namespace", writing: true)));
         """
     }
 
@@ -84,8 +92,7 @@ package enum PostgresAccess {
         SELECT current_user, pg_catalog.row_security_active('storedkit.preferences'),
             \(ruleMatches("$1::text", writing: false)), \(ruleMatches("$1::text", writing: true)),
             (SELECT string_agg(r.pattern || CASE WHEN r.writable THEN ' (read-write)' ELSE ' (read)' END, ', '
-                ORDER BY r.pattern) FROM storedkit.access_rules AS r JOIN pg_catalog.pg_roles AS g ON g.rolname = r.role
-                WHERE pg_catalog.pg_has_role(g.oid, 'MEMBER'))
+                ORDER BY r.pattern) FROM storedkit.access_rules AS r WHERE \(ownRule))
         """
 
     /// What a role may do with one namespace, as ``access`` found it.
