@@ -193,6 +193,7 @@ final class PostgresServer: Sendable {
     /// Creates the tables once per process and server, under the advisory lock, unless they are
     /// all there (checked again under the lock; see ``PostgresLayout/check(_:)``).
     private func ensureSchema(_ connection: PostgresConnection) throws {
+        defer { planGenerically(connection) }
         guard !schemaReady.withLock({ $0 }) else { return }
         var ready: PostgresLayout.Ready?
         do {
@@ -217,6 +218,15 @@ final class PostgresServer: Sendable {
         missingPrivileges.withLock { $0 = ready?.missingWritePrivilege }
         accessControlled.withLock { $0 = ready?.underAccessControl ?? false }
         schemaReady.withLock { $0 = true }
+    }
+
+    /// For a role under access control, plans each prepared statement once per session: the
+    /// policies (``PostgresAccess``) are planned into every statement, and custom plans (PostgreSQL's
+    /// default for the first executions, and whenever they look cheaper) re-plan them at every
+    /// execution. Best effort: a connection that refuses keeps the default.
+    private func planGenerically(_ connection: PostgresConnection) {
+        guard underAccessControl, !connection.plansGenerically else { return }
+        connection.plansGenerically = (try? connection.run("SET plan_cache_mode = force_generic_plan")) != nil
     }
 
     /// What this process's role lacks to write StoredKit's tables (nil: nothing), as found when

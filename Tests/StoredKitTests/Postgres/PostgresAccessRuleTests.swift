@@ -157,13 +157,36 @@ struct PostgresAccessRuleTests {
         withExtendedLifetime(observation) {}
     }
 
+    @Test func aRuleAppliesToTheMembersOfItsRoleAndToNobodyOnceItsRoleIsDropped() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let root = try PostgresConnection(address: PostgresAddress(database.server))
+        try root.run("CREATE ROLE \(database.group) NOLOGIN")
+        try PostgresAccess.grant(url: database.ownerURL, role: database.group, pattern: "group:*", writable: true)
+        let device = database.url(as: database.device)
+        #expect(throws: StoreError.self) { _ = try PreferenceStore(.postgres(url: device, namespace: "group:1")) }
+        try root.run("GRANT \(database.group) TO \(database.device)")
+        let store = try PreferenceStore(.postgres(url: device, namespace: "group:1"), durability: .immediate)
+        #expect(!store.isReadOnly)
+        store.set(1, forKey: "n")
+        try store.flush()
+        // Dropped: its rule stays in the table but applies to nobody (no error for the other roles either).
+        try root.run("REVOKE \(database.group) FROM \(database.device)")
+        let inDatabase = try PostgresConnection(address: PostgresAddress(database.url(as: "postgres")))
+        try inDatabase.run("DROP OWNED BY \(database.group) CASCADE")
+        try root.run("DROP ROLE \(database.group)")
+        #expect(throws: StoreError.self) { _ = try PreferenceStore(.postgres(url: device, namespace: "group:1")) }
+        let own = try PreferenceStore(.postgres(url: device, namespace: "user:42"))
+        #expect(!own.isReadOnly)
+    }
+
     /// A database owned by a fresh non-superuser owner, set up by `PostgresSetup` as that owner, with
     /// the rules of the suite granted by `PostgresAccess`, and the roles `grant` must refuse.
     final class AccessDatabase {
         let name = "access_\(UUID().uuidString.prefix(8).lowercased())"
         let server: String
-        let owner, support, team, device, literal, bypasser, bypassMember, ownerMember: String
-        var roles: [String] { [support, team, device, literal, bypassMember, ownerMember, bypasser, owner] }
+        let owner, support, team, device, literal, bypasser, bypassMember, ownerMember, group: String
+        var roles: [String] { [group, support, team, device, literal, bypassMember, ownerMember, bypasser, owner] }
         var ownerURL: String { url(as: owner) }
 
         init() throws {
@@ -173,6 +196,7 @@ struct PostgresAccessRuleTests {
             (literal, bypasser, bypassMember, ownerMember) = (
                 "lit_\(suffix)", "bypass_\(suffix)", "bymember_\(suffix)", "ownmember_\(suffix)"
             )
+            group = "group_\(suffix)"
             let root = try PostgresConnection(address: PostgresAddress(server))
             for role in [owner, support, team, device, literal, bypassMember, ownerMember] {
                 try root.run("CREATE ROLE \(role) LOGIN")
