@@ -7,7 +7,8 @@ import StoredKit
 ///
 /// A pattern is an exact namespace, or a prefix followed by one trailing `*`; every other `*`,
 /// `%` and `_` is literal (matched with `=` and `starts_with`, never `LIKE`). A rule applies to its
-/// role and every role that is a member of it (`pg_has_role(…, 'MEMBER')`).
+/// role and every role that is a member of it (`pg_has_role(…, 'MEMBER')`); a rule naming a
+/// dropped role applies to nobody.
 ///
 /// Who is under access control: row security is enabled (not forced) on the three tables, so
 /// every role is, except the tables' owner (and its members), superusers and `BYPASSRLS` roles,
@@ -46,7 +47,8 @@ package enum PostgresAccess {
         "pg_catalog.pg_has_role(pg_catalog.to_regrole(pg_catalog.quote_ident(role::text))::oid, 'MEMBER')"
 
     /// The rules table, its own policy (a role sees the rules that apply to it), and on each of the
-    /// three tables row security with a read policy and a write policy. Part of
+    /// three tables row security with a read policy and one write policy per command (so a
+    /// `SELECT` is planned with the read policy alone). Part of
     /// ``PostgresLayout/create``: run by the role that owns the schema, at the first open or by
     /// `stored postgres-setup`. Policies are dropped and created again, so a later release may change them.
     static let create = """
