@@ -26,8 +26,10 @@ extension PostgresBackend {
         since: Int64?, into snapshot: BackendSnapshot?, _ state: inout State, _ connection: PostgresConnection
     ) throws -> (snapshot: BackendSnapshot, revision: Int64) {
         if var result = snapshot, let since {
+            var rowMissing = false
             let revision = try connection.query(PostgresSchema.selectSince, [namespace, String(since)]) { rows in
                 let header = Self.header(of: rows)
+                rowMissing = header.row == nil
                 // No namespace row: it was deleted, which a store that had a revision must see.
                 guard !(header.wholeDue ?? (since > 0)) else { return Int64?.none }
                 apply(rows, skipping: header.row, to: &result, whole: false, &state)
@@ -36,10 +38,20 @@ extension PostgresBackend {
                 return header.revision
             }
             if let revision {
+                state.accessLost = false
                 result.events = []
                 return (result, revision)
             }
+            // A row that vanished may be a rule revoked (``PostgresAccess``), not a namespace deleted: then
+            // the store keeps its last values (observers are not told every key went) and hears why once.
+            if rowMissing, state.server?.underAccessControl == true, let lost = try lostAccess(connection) {
+                if !state.accessLost { state.pendingEvents.append(.reloadFailed(lost)) }
+                state.accessLost = true
+                result.events = []
+                return (result, state.revision)
+            }
         }
+        state.accessLost = false
         var result = BackendSnapshot()
         let revision = try connection.query(PostgresSchema.selectAll, [namespace]) { rows in
             let header = Self.header(of: rows)

@@ -45,6 +45,10 @@ public final class PostgresBackend: Backend {
         var hiddenSpellings: [String] = []
         /// The namespace's notification token as the last read found it (nil: no row yet).
         var notifyToken: String?
+        /// Whether the role's access rules (``PostgresAccess``) let it only read this namespace, as the first read found it.
+        var readOnlyByRule = false
+        /// Whether a read found that no rule covers the namespace any more (reported once, until a read finds it again).
+        var accessLost = false
     }
 
     /// The newest revision this backend has read or written: the listener compares against it
@@ -131,7 +135,8 @@ public final class PostgresBackend: Backend {
             if state.cached != nil { catchUpReads.add(1, ordering: .relaxed) }
             // One statement, so one snapshot of the server without a transaction around it.
             let moved = try server.withReading(timeout: timeout, notices: relay) { connection in
-                try refresh(&state, connection)
+                if state.cached == nil, server.underAccessControl { try checkAccess(&state, connection) }
+                return try refresh(&state, connection)
             }
             readAfterNotice(moved: moved)
             learnToken(&state)
@@ -254,7 +259,8 @@ public final class PostgresBackend: Backend {
     /// reporting.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, UPDATE on storedkit.namespaces, ..."
     /// ```
     public var missingWritePrivilege: String? {
-        state.withLock { $0.server }?.missingWritePrivilege
+        let (server, readOnlyByRule) = state.withLock { ($0.server, $0.readOnlyByRule) }
+        return server?.missingWritePrivilege ?? (readOnlyByRule ? PostgresAccess.readOnlyRule(namespace) : nil)
     }
 
     /// Stops the calls started by ``startWatching(_:)``.
@@ -366,6 +372,25 @@ public final class PostgresBackend: Backend {
         let server = PostgresServer.shared(for: try PostgresAddress(url))
         state.server = server
         return server
+    }
+
+    /// Asks which access rule covers the namespace (``PostgresAccess``), for a role under access
+    /// control: none fails the read, naming the role and its rules; a read-only rule makes
+    /// ``missingWritePrivilege`` say so, and the store opens read-only.
+    func checkAccess(_ state: inout State, _ connection: PostgresConnection) throws {
+        switch try PostgresAccess.level(of: namespace, connection) {
+        case .unrestricted, .readWrite: state.readOnlyByRule = false
+        case .read: state.readOnlyByRule = true
+        case .none(let role, let rules):
+            throw PostgresAccess.refusal(
+                namespace: namespace, role: role, rules: rules, server: connection.address.description)
+        }
+    }
+
+    /// The refusal when the role's rules no longer cover the namespace (nil: they do).
+    func lostAccess(_ connection: PostgresConnection) throws -> StoreError? {
+        guard case .none(let role, let rules) = try PostgresAccess.level(of: namespace, connection) else { return nil }
+        return PostgresAccess.refusal(namespace: namespace, role: role, rules: rules, server: connection.address.description)
     }
 
     func takeSnapshot(_ state: inout State) -> BackendSnapshot {

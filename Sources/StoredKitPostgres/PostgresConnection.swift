@@ -23,6 +23,9 @@ final class PostgresConnection: @unchecked Sendable {
     private var preparedNames: [String: String] = [:]
     /// How long one command may wait for the server's answer; the pool sets its caller's timeout.
     var commandTimeout: Duration
+    /// Whether this session plans prepared statements once, generically (``PostgresServer`` sets it
+    /// for roles under access control, whose policies make every custom plan cost about a millisecond).
+    var plansGenerically = false
     /// The server's notices and warnings since ``takeNotices()`` last ran; the receiver libpq calls holds it unretained.
     private let notices: NoticeInbox
     /// Set when a command timed out: what the server still sends is unknown, so the connection is dropped.

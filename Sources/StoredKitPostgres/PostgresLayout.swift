@@ -36,16 +36,19 @@ enum PostgresLayout {
     static let state = """
         SELECT to_regclass('storedkit.layout') IS NOT NULL AND to_regclass('storedkit.namespaces') IS NOT NULL
             AND to_regclass('storedkit.preferences') IS NOT NULL AND to_regclass('storedkit.removed_keys') IS NOT NULL
+            AND to_regclass('storedkit.access_rules') IS NOT NULL
             AND (SELECT count(*) FROM pg_catalog.pg_trigger WHERE tgrelid = to_regclass('storedkit.preferences')
                 AND tgname IN ('storedkit_hand_insert', 'storedkit_hand_update', 'storedkit_hand_delete')) = 3,
             (SELECT max(relkind::text) FROM pg_catalog.pg_class WHERE oid IN (to_regclass('storedkit_namespaces'),
                 to_regclass('storedkit_preferences'), to_regclass('storedkit_removed_keys')))
         """
 
-    /// The newest layout in the database, the release it needs and what the role lacks to write
-    /// (``PostgresSchema/missingWritePrivileges``), in one round trip: run once ``state`` found it complete.
+    /// The newest layout in the database, the release it needs, what the role lacks to write
+    /// (``PostgresSchema/missingWritePrivileges``) and whether it is under access control
+    /// (``PostgresAccess``), in one round trip: run once ``state`` found it complete.
     static let newest = """
-        SELECT l.version, l.client, (\(PostgresSchema.missingWritePrivileges))
+        SELECT l.version, l.client, (\(PostgresSchema.missingWritePrivileges)),
+            pg_catalog.row_security_active('storedkit.preferences')
             FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT version, client FROM storedkit.layout ORDER BY version DESC LIMIT 1) AS l ON true
         """
 
@@ -94,6 +97,7 @@ enum PostgresLayout {
         );
         CREATE INDEX IF NOT EXISTS removed_keys_by_revision ON storedkit.removed_keys (namespace, revision);
         \(handEditTrigger)
+        \(PostgresAccess.create)
         \(oldClientGuard)
         """
 
@@ -310,6 +314,9 @@ extension PostgresLayout {
     /// A database whose layout this client reads, and what its role lacks to write it (nil: nothing).
     struct Ready {
         var missingWritePrivilege: String?
+        /// Whether row security applies to the role (``PostgresAccess``): then each namespace's
+        /// open asks which rule covers it.
+        var underAccessControl = false
     }
 
     /// The database's layout, when it is this one and complete (nil: ``create`` is to run). Throws
@@ -338,6 +345,7 @@ extension PostgresLayout {
                 message: "this database has StoredKit's table layout \(found); this client reads layout \(version): "
                     + "use StoredKit \(needed) or newer")
         }
-        return Ready(missingWritePrivilege: newest.count > 2 ? newest[2] : nil)
+        return Ready(
+            missingWritePrivilege: newest.count > 2 ? newest[2] : nil, underAccessControl: newest.count > 3 && newest[3] == "t")
     }
 }

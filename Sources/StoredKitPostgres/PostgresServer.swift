@@ -21,6 +21,8 @@ final class PostgresServer: Sendable {
     private let schemaReady = Mutex(false)
     /// What the role lacks to write (``PostgresSchema/missingWritePrivileges``), found with the tables.
     private let missingPrivileges = Mutex<String?>(nil)
+    /// Whether row security applies to the role (``PostgresAccess``), found with the tables.
+    private let accessControlled = Mutex(false)
     private let listenerState = Mutex<PostgresListener?>(nil)
     /// Whether the server is known to be down: then every command fails at once.
     let outage = PostgresOutage()
@@ -191,6 +193,7 @@ final class PostgresServer: Sendable {
     /// Creates the tables once per process and server, under the advisory lock, unless they are
     /// all there (checked again under the lock; see ``PostgresLayout/check(_:)``).
     private func ensureSchema(_ connection: PostgresConnection) throws {
+        defer { planGenerically(connection) }
         guard !schemaReady.withLock({ $0 }) else { return }
         var ready: PostgresLayout.Ready?
         do {
@@ -213,7 +216,17 @@ final class PostgresServer: Sendable {
             throw PostgresSetup.explained(error)
         }
         missingPrivileges.withLock { $0 = ready?.missingWritePrivilege }
+        accessControlled.withLock { $0 = ready?.underAccessControl ?? false }
         schemaReady.withLock { $0 = true }
+    }
+
+    /// For a role under access control, plans each prepared statement once per session: the
+    /// policies (``PostgresAccess``) are planned into every statement, and custom plans (PostgreSQL's
+    /// default for the first executions, and whenever they look cheaper) re-plan them at every
+    /// execution. Best effort: a connection that refuses keeps the default.
+    private func planGenerically(_ connection: PostgresConnection) {
+        guard underAccessControl, !connection.plansGenerically else { return }
+        connection.plansGenerically = (try? connection.run("SET plan_cache_mode = force_generic_plan")) != nil
     }
 
     /// What this process's role lacks to write StoredKit's tables (nil: nothing), as found when
@@ -223,4 +236,8 @@ final class PostgresServer: Sendable {
     /// server.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, ..." for a role granted SELECT alone
     /// ```
     var missingWritePrivilege: String? { missingPrivileges.withLock { $0 } }
+
+    /// Whether this process's role is under access control (``PostgresAccess``): not the tables'
+    /// owner, a superuser or a `BYPASSRLS` role. Then every namespace's open asks for its rule.
+    var underAccessControl: Bool { accessControlled.withLock { $0 } }
 }

@@ -43,8 +43,19 @@ package enum PostgresSetup {
     /// in its place, then the grants.
     static let statements = [
         PostgresLayout.lockSchema + ";", PostgresLayout.create, PostgresLayout.moveFirstLayout,
-        PostgresLayout.oldClientGuard, grants,
+        PostgresLayout.oldClientGuard, grants, defaultRules,
     ]
+
+    /// The access rules (``PostgresAccess``) of the roles the setup names, when they have none
+    /// yet: the application role reads and writes every namespace (`*`), the read-only role reads
+    /// them; a role with rules already keeps exactly those, so running the setup again never widens them.
+    static let defaultRules = """
+        INSERT INTO storedkit.access_rules (role, pattern, writable)
+            SELECT s.name, '*', s.writable FROM (VALUES (coalesce(current_setting('storedkit.setup_role', true), ''), true),
+                (coalesce(current_setting('storedkit.setup_read_only_role', true), ''), false)) AS s(name, writable)
+            WHERE s.name <> '' AND NOT EXISTS (SELECT 1 FROM storedkit.access_rules AS r WHERE r.role = s.name)
+            ON CONFLICT (role, pattern) DO NOTHING;
+        """
 
     /// The whole script for `psql`, run by the owning role: the role names as settings (quoted as
     /// SQL string literals), the layout, the move of an older database, the grants, in one transaction.

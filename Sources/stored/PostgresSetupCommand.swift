@@ -15,8 +15,9 @@ extension Command {
             never spliced into SQL. A database of StoredKit 0.9.0 or before is moved into the schema,
             every row kept (the old tables stay as storedkit_*_layout_1), and older clients then fail
             naming the release they need: run it as the old tables' owner, a member of that role, or a
-            superuser. With --apply, runs it on URL, whose role must own the database (or may create
-            the schema).
+            superuser. It also installs the namespace access rules (see 'stored help access') and gives
+            the --role the rule 'readwrite *' and the --read-only-role 'read *' when they have none yet.
+            With --apply, runs it on URL, whose role must own the database (or may create the schema).
             """,
         options: [
             OptionSpec("role", value: "ROLE", "The application role that reads and writes."),

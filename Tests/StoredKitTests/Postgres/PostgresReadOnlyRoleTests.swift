@@ -148,6 +148,8 @@ struct PostgresRevokedPrivilegeTests {
         let database = try PostgresReadOnlyRoleTests.ReadOnlyDatabase()
         defer { database.drop() }
         try database.admin.run("GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA storedkit TO \(database.role)")
+        // The setup gave the read-only role the access rule `read *`: a writer needs a read-write one too.
+        try PostgresAccess.grant(url: database.writerURL, role: database.role, pattern: "*", writable: true)
         let namespace = PostgresTestServer.freshNamespace("revoked")
         let store = try PreferenceStore(.postgres(url: database.readerURL, namespace: namespace), durability: .immediate)
         #expect(!store.isReadOnly)

@@ -1,0 +1,70 @@
+import StoredKit
+import StoredKitPostgres
+
+// `access`: which namespaces a role may read or write on a shared PostgreSQL server, enforced by
+// the server's row-level security (etcd's key-prefix permissions, for namespaces).
+extension Command {
+    static let access = Command(
+        name: "access",
+        arguments: "URL grant|revoke|list [ROLE PATTERN]",
+        summary: "Limit which namespaces a PostgreSQL role may read or write",
+        discussion: """
+            Run as the role that owns StoredKit's schema (the one that ran postgres-setup). grant lets
+            ROLE (and every member of it) read and write the namespaces PATTERN covers, or only read
+            them with --read-only, and grants the table privileges that needs. PATTERN is an exact
+            namespace, or a prefix followed by one trailing '*' ('user:*', 'team:blue:*'); every other
+            '*', '%' and '_' is literal. Every role but the tables' owner, superusers and BYPASSRLS roles
+            is limited to its rules, and a role with no rule sees no namespace at all; grant refuses
+            those roles, since the server lets them past every rule. revoke removes one rule; list
+            prints every rule as 'ROLE PATTERN read|readwrite'. postgres-setup gives its --role
+            'readwrite *' and its --read-only-role 'read *' when they have no rule yet.
+            """,
+        options: [OptionSpec("read-only", "With grant: ROLE may only read the namespaces PATTERN covers.")],
+        examples: [
+            "stored access postgresql://owner@db/prefs grant support 'user:*' --read-only",
+            "stored access postgresql://owner@db/prefs grant team_blue 'team:blue:*'",
+            "stored access postgresql://owner@db/prefs revoke support 'user:*'",
+            "stored access postgresql://owner@db/prefs list",
+        ],
+        positionalCount: 2...4
+    ) { arguments, console in
+        let argument = arguments.positionals[0]
+        guard PostgresLocation.isServer(argument) else {
+            throw CLIError.usage("access", "'\(argument)' is not a postgresql:// URL or libpq key=value string")
+        }
+        let server = try PostgresLocation(argument, namespace: "default")
+        let action = arguments.positionals[1]
+        switch action {
+        case "list":
+            guard arguments.positionals.count == 2 else { throw CLIError.usage("access", "list takes no more arguments") }
+            let rules = try PostgresAccess.rules(url: server.url)
+            guard !rules.isEmpty else {
+                return console.error(
+                    "\(server.server) has no access rule: only its owner, superusers and BYPASSRLS roles see namespaces.")
+            }
+            console.print(rules.map(\.description).joined(separator: "\n"))
+        case "grant", "revoke":
+            guard arguments.positionals.count == 4 else {
+                throw CLIError.usage("access", "\(action) takes a ROLE and a PATTERN")
+            }
+            let role = arguments.positionals[2]
+            let pattern = arguments.positionals[3]
+            if action == "grant" {
+                let writable = !arguments.has("read-only")
+                try PostgresAccess.grant(url: server.url, role: role, pattern: pattern, writable: writable)
+                console.print(
+                    "'\(role)' may now \(writable ? "read and write" : "only read") the namespaces '\(pattern)' covers on "
+                        + "\(server.server).")
+            } else if try PostgresAccess.revoke(url: server.url, role: role, pattern: pattern) {
+                console.print("Removed the rule of '\(role)' for '\(pattern)' on \(server.server).")
+            } else {
+                throw CLIError(
+                    .keyNotFound,
+                    "'\(role)' has no rule for exactly '\(pattern)' on \(server.server). "
+                        + "Run 'stored access \(argument) list' to see the rules.")
+            }
+        default:
+            throw CLIError.usage("access", "'\(action)' is not grant, revoke or list")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `stored access` from a real `stored` process, with real roles on the test server: the owner
+/// grants, lists and revokes; a limited role's `write`, `read` and `namespaces` reach only what its
+/// rules cover; `grant` refuses the owner and a superuser; a hostile role name is bound, not spliced.
+@Suite("stored access", .enabled(if: CLIPostgresServer.isEnabled, CLIPostgresServer.skipMessage))
+struct PostgresAccessCommandTests {
+    @Test func theOwnerLimitsARoleToItsTeamsNamespaces() throws {
+        let cluster = try PostgresSetupTests.Cluster()
+        defer { cluster.drop() }
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let owner = cluster.url(as: cluster.owner)
+        let app = cluster.url(as: cluster.app)
+        let setup = try cli.run(
+            "postgres-setup", owner, "--role", cluster.app, "--read-only-role", cluster.reader, "--apply")
+        #expect(setup.status == 0, "\(setup)")
+        #expect(try cli.run("access", owner, "list").stdout == "\(cluster.app) * readwrite\n\(cluster.reader) * read\n")
+
+        #expect(try cli.run("access", owner, "revoke", cluster.app, "*").status == 0)
+        let granted = try cli.run("access", owner, "grant", cluster.app, "team:blue:*")
+        #expect(granted.status == 0 && granted.stdout.contains("may now read and write"), "\(granted)")
+        for namespace in ["team:blue:1", "team:red:1", "user:1"] {
+            #expect(try cli.run("write", owner, "--namespace", namespace, "secret", "of \(namespace)").status == 0)
+        }
+
+        #expect(try cli.run("write", app, "--namespace", "team:blue:1", "note", "ok").status == 0)
+        #expect(try cli.run("read", app, "--namespace", "team:blue:1", "secret").stdout == "\"of team:blue:1\"\n")
+        let refused = try cli.run("write", app, "--namespace", "team:red:1", "note", "x")
+        #expect(refused.status == 5, "\(refused)")
+        #expect(refused.errorOutput.contains("no access rule for namespace 'team:red:1'"), "\(refused)")
+        #expect(refused.errorOutput.contains("team:blue:* (read-write)"), "\(refused)")
+        let unread = try cli.run("read", app, "--namespace", "user:1", "secret")
+        #expect(unread.status != 0 && !unread.stdout.contains("of user:1"), "\(unread)")
+        #expect(try cli.run("namespaces", app).stdout == "\"team:blue:1\": 2 keys, schema version 0\n")
+        #expect(
+            try cluster.sql("SELECT string_value FROM storedkit.preferences WHERE namespace = 'team:red:1'") == "of team:red:1")
+
+        // The reader's `read *` rule still lets it read every namespace, and write none.
+        #expect(
+            try cli.run("read", cluster.url(as: cluster.reader), "--namespace", "user:1", "secret").stdout == "\"of user:1\"\n")
+
+        for (role, reason) in [(cluster.owner, "owns StoredKit's tables"), ("postgres", "is a superuser")] {
+            let bypass = try cli.run("access", owner, "grant", role, "user:*")
+            #expect(bypass.status != 0 && bypass.errorOutput.contains("'\(role)' \(reason)"), "\(bypass)")
+        }
+        let missing = try cli.run("access", owner, "revoke", cluster.app, "team:red:*")
+        #expect(missing.status == 1 && missing.errorOutput.contains("has no rule for exactly"), "\(missing)")
+        let usage = try cli.run("access", owner, "grant", cluster.app)
+        #expect(usage.status == 2, "\(usage)")
+    }
+
+    @Test func roleNamesAndPatternsAreBoundNotSpliced() throws {
+        let cluster = try PostgresSetupTests.Cluster()
+        defer { cluster.drop() }
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let owner = cluster.url(as: cluster.owner)
+        #expect(try cli.run("postgres-setup", owner, "--role", cluster.app, "--apply").status == 0)
+        try cluster.sql("CREATE TABLE canary (n int)", as: cluster.owner)
+        let hostile = "x'); DROP TABLE canary; --\""
+        let role = try cli.run("access", owner, "grant", hostile, "user:*")
+        #expect(role.status != 0 && role.errorOutput.contains("does not exist"), "\(role)")
+        let pattern = try cli.run("access", owner, "grant", cluster.app, hostile)
+        #expect(pattern.status == 0, "\(pattern)")
+        #expect(try cli.run("access", owner, "list").stdout.contains("\(cluster.app) \(hostile) readwrite"))
+        #expect(try cluster.sql("SELECT count(*) FROM canary") == "0")
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import StoredKit
+@testable import StoredKitPostgres
+
+/// Namespace access rules (`PostgresAccess`), enforced by the server's row-level security, with
+/// real roles in a database of their own owned by a non-superuser: a support role that reads
+/// `user:*`, a team role that reads and writes `team:blue:*`, a device role that reads and writes
+/// `user:42`, and a role whose pattern holds `%` and `_`, which stay literal.
+@Suite("PostgreSQL namespace access rules", .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct PostgresAccessRuleTests {
+    @Test func grantRefusesEveryRoleThatBypassesThePoliciesAndSaysWhy() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let refusals: [(role: String, reason: String)] = [
+            (database.owner, "owns StoredKit's tables"), ("postgres", "is a superuser"),
+            (database.bypasser, "has BYPASSRLS"), (database.bypassMember, "is a member of \(database.bypasser)"),
+            (database.ownerMember, "owns StoredKit's tables"),
+        ]
+        for (role, reason) in refusals {
+            #expect {
+                try PostgresAccess.grant(url: database.ownerURL, role: role, pattern: "user:*", writable: false)
+            } throws: { error in
+                guard case .postgres(_, "22023", let message)? = error as? StoreError else { return false }
+                return message.contains("'\(role)' \(reason)") && message.contains("past every access rule")
+            }
+        }
+        #expect(throws: StoreError.self) {
+            try PostgresAccess.grant(url: database.ownerURL, role: "no_such_role_29", pattern: "x", writable: true)
+        }
+        // Only the owner changes rules: a limited role may not grant itself more.
+        #expect {
+            try PostgresAccess.grant(url: database.url(as: database.device), role: database.device, pattern: "*", writable: true)
+        } throws: { error in
+            guard case .postgres(_, let code, let message)? = error as? StoreError else { return false }
+            return (code == "22023" || code == "42501") && message.contains("owns")
+        }
+        let rules = try PostgresAccess.rules(url: database.ownerURL).map(\.description).sorted()
+        #expect(
+            rules == [
+                "\(database.device) user:42 readwrite", "\(database.literal) a%b_c* readwrite",
+                "\(database.literal) x_y readwrite", "\(database.support) user:* read", "\(database.team) team:blue:* readwrite",
+            ])
+    }
+
+    @Test func eachRoleReadsAndWritesOnlyTheNamespacesItsRulesCover() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let all = ["user:42", "user:43", "team:blue:1", "team:red:1", "a%b_c:1", "axbyc:1", "a%b_cd", "x_y", "xzy"]
+        for namespace in all {
+            let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: namespace), durability: .immediate)
+            owner.set("in \(namespace)", forKey: "secret")
+            owner.set(1, forKey: "gone")
+            owner.removeValue(forKey: "gone")  // a tombstone in every namespace
+        }
+        let allowed: [(role: String, namespaces: [String], writable: Bool)] = [
+            (database.support, ["user:42", "user:43"], false), (database.team, ["team:blue:1"], true),
+            (database.device, ["user:42"], true), (database.literal, ["a%b_c:1", "a%b_cd", "x_y"], true),
+        ]
+        for (role, namespaces, writable) in allowed {
+            let url = database.url(as: role)
+            for namespace in all {
+                guard namespaces.contains(namespace) else {
+                    #expect {
+                        _ = try PreferenceStore(.postgres(url: url, namespace: namespace))
+                    } throws: { error in
+                        guard case .postgres(_, "42501", let message)? = error as? StoreError else { return false }
+                        return message.contains("role '\(role)' has no access rule for namespace '\(namespace)'")
+                    }
+                    continue
+                }
+                let store = try PreferenceStore(.postgres(url: url, namespace: namespace), durability: .immediate)
+                #expect(store.value(forKey: "secret", as: String.self) == "in \(namespace)", "\(role) \(namespace)")
+                #expect(store.isReadOnly == !writable, "\(role) \(namespace)")
+                store.set("by \(role)", forKey: "note")
+                #expect(store.value(forKey: "note", as: String.self) == (writable ? "by \(role)" : nil))
+            }
+            // `stored namespaces` lists only what the rules cover.
+            let listed = try PostgresNamespaceSummary.all(url: url).map(\.name)
+            #expect(listed == namespaces.sorted(), "\(role)")
+
+            // The server itself, asked directly by the role: no other namespace's values, tombstones,
+            // revisions or tokens, and no write outside its rules.
+            let raw = try PostgresConnection(address: PostgresAddress(url))
+            for table in ["storedkit.preferences", "storedkit.removed_keys", "storedkit.namespaces"] {
+                let seen = try raw.query("SELECT DISTINCT namespace FROM \(table) ORDER BY 1").compactMap { $0.first ?? nil }
+                #expect(seen == namespaces.sorted(), "\(role) \(table)")
+            }
+            let updated = try? raw.query(
+                "UPDATE storedkit.preferences SET string_value = 'forged' WHERE namespace = 'team:red:1' RETURNING 1")
+            #expect(updated?.isEmpty ?? true)
+            #expect(throws: StoreError.self) {
+                try raw.query(
+                    "INSERT INTO storedkit.preferences (namespace, key, type, string_value) VALUES ('team:red:1', 'k', 'string', 'x')"
+                )
+            }
+        }
+        // Nothing outside the rules changed.
+        let owner = try PostgresConnection(address: PostgresAddress(database.ownerURL))
+        let foreign = try owner.query(
+            "SELECT namespace, string_value FROM storedkit.preferences WHERE namespace = 'team:red:1' ORDER BY key")
+        #expect(foreign == [["team:red:1", "in team:red:1"]])
+    }
+
+    @Test func aGrantAndARevokeWhileClientsRun() async throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"), durability: .immediate)
+        owner.set(0.5, forKey: "volume")
+        let device = database.url(as: database.device)
+        #expect(throws: StoreError.self) { _ = try PreferenceStore(.postgres(url: device, namespace: "user:7")) }
+        try PostgresAccess.grant(url: database.ownerURL, role: database.device, pattern: "user:7", writable: true)
+        let seven = try PreferenceStore(.postgres(url: device, namespace: "user:7"), durability: .immediate)
+        seven.set(7, forKey: "n")
+        #expect(seven.value(forKey: "n", as: Int.self) == 7)
+
+        let store = try PreferenceStore(.postgres(url: device, namespace: "user:42"), durability: .immediate)
+        let seen = Mutex<[Double?]>([])
+        let observation = store.observe(StoredKey<Double?>("volume", default: nil)) { change in
+            seen.withLock { $0.append(change.newValue) }
+        }
+        owner.set(0.6, forKey: "volume")
+        #expect(await waitUntil { store.value(forKey: "volume", as: Double.self) == 0.6 })
+
+        #expect(try PostgresAccess.revoke(url: database.ownerURL, role: database.device, pattern: "user:42"))
+        #expect(try !PostgresAccess.revoke(url: database.ownerURL, role: database.device, pattern: "user:42"))
+        // Its next write is refused and dropped, named by key; the last values stay.
+        store.set(0.9, forKey: "volume")
+        #expect(store.state.withLock { $0.pending.isEmpty })
+        #expect(store.value(forKey: "volume", as: Double.self) == 0.6)
+        let refused = store.recentEvents.contains { event in
+            guard case .commitFailed(.writeNotPermitted(_, "volume", _)) = event else { return false }
+            return true
+        }
+        #expect(refused, "\(store.recentEvents)")
+        // A change it may no longer read: the read fails, naming the lost rule, and observers are
+        // not told that every key was removed.
+        owner.set(0.7, forKey: "volume")
+        let lost = await waitUntil {
+            store.recentEvents.contains { event in
+                guard case .reloadFailed(let error) = event else { return false }
+                return "\(error)".contains("no access rule for namespace 'user:42'")
+            }
+        }
+        #expect(lost, "\(store.recentEvents)")
+        #expect(store.value(forKey: "volume", as: Double.self) == 0.6)
+        // The refused 0.9 was shown, then taken back; never nil (every key removed), never the unreadable 0.7.
+        #expect(seen.withLock { $0 } == [0.6, 0.9, 0.6])
+        // The other namespace's rule still holds; nothing acknowledged was lost.
+        seven.set(8, forKey: "n")
+        let ownerSeven = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:7"))
+        #expect(ownerSeven.value(forKey: "n", as: Int.self) == 8)
+        let ownerFortyTwo = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"))
+        #expect(ownerFortyTwo.value(forKey: "volume", as: Double.self) == 0.7)
+        withExtendedLifetime(observation) {}
+    }
+
+    @Test func aRuleAppliesToTheMembersOfItsRoleAndToNobodyOnceItsRoleIsDropped() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let root = try PostgresConnection(address: PostgresAddress(database.server))
+        try root.run("CREATE ROLE \(database.group) NOLOGIN")
+        try PostgresAccess.grant(url: database.ownerURL, role: database.group, pattern: "group:*", writable: true)
+        let device = database.url(as: database.device)
+        #expect(throws: StoreError.self) { _ = try PreferenceStore(.postgres(url: device, namespace: "group:1")) }
+        try root.run("GRANT \(database.group) TO \(database.device)")
+        let store = try PreferenceStore(.postgres(url: device, namespace: "group:1"), durability: .immediate)
+        #expect(!store.isReadOnly)
+        store.set(1, forKey: "n")
+        try store.flush()
+        // Dropped: its rule stays in the table but applies to nobody (no error for the other roles either).
+        try root.run("REVOKE \(database.group) FROM \(database.device)")
+        let inDatabase = try PostgresConnection(address: PostgresAddress(database.url(as: "postgres")))
+        try inDatabase.run("DROP OWNED BY \(database.group) CASCADE")
+        try root.run("DROP ROLE \(database.group)")
+        #expect(throws: StoreError.self) { _ = try PreferenceStore(.postgres(url: device, namespace: "group:1")) }
+        let own = try PreferenceStore(.postgres(url: device, namespace: "user:42"))
+        #expect(!own.isReadOnly)
+    }
+
+    /// A database owned by a fresh non-superuser owner, set up by `PostgresSetup` as that owner, with
+    /// the rules of the suite granted by `PostgresAccess`, and the roles `grant` must refuse.
+    final class AccessDatabase {
+        let name = "access_\(UUID().uuidString.prefix(8).lowercased())"
+        let server: String
+        let owner, support, team, device, literal, bypasser, bypassMember, ownerMember, group: String
+        var roles: [String] { [group, support, team, device, literal, bypassMember, ownerMember, bypasser, owner] }
+        var ownerURL: String { url(as: owner) }
+
+        init() throws {
+            server = try PostgresTestServer.requireURL()
+            let suffix = name.dropFirst(7)
+            (owner, support, team, device) = ("own_\(suffix)", "support_\(suffix)", "team_\(suffix)", "device_\(suffix)")
+            (literal, bypasser, bypassMember, ownerMember) = (
+                "lit_\(suffix)", "bypass_\(suffix)", "bymember_\(suffix)", "ownmember_\(suffix)"
+            )
+            group = "group_\(suffix)"
+            let root = try PostgresConnection(address: PostgresAddress(server))
+            for role in [owner, support, team, device, literal, bypassMember, ownerMember] {
+                try root.run("CREATE ROLE \(role) LOGIN")
+            }
+            try root.run("CREATE ROLE \(bypasser) LOGIN BYPASSRLS")
+            try root.run("GRANT \(bypasser) TO \(bypassMember); GRANT \(owner) TO \(ownerMember)")
+            try root.run("CREATE DATABASE \(name) OWNER \(owner)")
+            try PostgresSetup.apply(url: url(as: owner), role: team, readOnlyRole: nil)
+            // The setup gave the application role `readwrite *`: narrowed to its team's namespaces.
+            #expect(try PostgresAccess.revoke(url: ownerURL, role: team, pattern: "*"))
+            try PostgresAccess.grant(url: ownerURL, role: team, pattern: "team:blue:*", writable: true)
+            try PostgresAccess.grant(url: ownerURL, role: support, pattern: "user:*", writable: false)
+            try PostgresAccess.grant(url: ownerURL, role: device, pattern: "user:42", writable: true)
+            try PostgresAccess.grant(url: ownerURL, role: literal, pattern: "a%b_c*", writable: true)
+            try PostgresAccess.grant(url: ownerURL, role: literal, pattern: "x_y", writable: true)
+        }
+
+        func url(as role: String) -> String {
+            let base = server.hasSuffix("/postgres") ? String(server.dropLast(8)) : server
+            return (base + name).replacingOccurrences(of: "://postgres@", with: "://\(role)@")
+        }
+
+        func drop() {
+            guard let root = try? PostgresConnection(address: PostgresAddress(server)) else { return }
+            _ = try? root.run("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            for role in roles { _ = try? root.run("DROP ROLE IF EXISTS \(role)") }
+        }
+    }
+}
