@@ -76,8 +76,11 @@ final class DemoTerminal {
     }
 
     /// Closes the terminal's master side, as a terminal window closing does (the demo's reads fail).
+    /// The screen's descriptor goes with it when the screen is on this terminal: a closed number
+    /// is soon another test's terminal or pipe, and reading it would steal that test's bytes.
     func hangUp() {
         close(master)
+        if screenMaster == master { screenMaster = -1 }
         master = -1
     }
 
