@@ -20,6 +20,8 @@ public struct PostgresNamespaceSummary: Sendable, Hashable {
 
     /// Every namespace in the database at `url`, sorted by name (only `named` when given); none
     /// when StoredKit never wrote there. Reads only: no table is created, no namespace touched.
+    /// A role that an access rule keeps from `named` gets that refusal, not an empty answer, so
+    /// `stored read` does not say a namespace is missing when only the rule is.
     ///
     /// ```swift
     /// try PostgresNamespaceSummary.all(url: "postgresql:///prefs", named: "user:42").first?.schemaVersion  //=> 3
@@ -28,6 +30,9 @@ public struct PostgresNamespaceSummary: Sendable, Hashable {
         let connection = try PostgresConnection(address: PostgresAddress(url))
         guard try PostgresLayout.check(connection) != nil else { return [] }
         let rows = try connection.query(listing, [named])
+        if let named, rows.isEmpty, case .none(let role, let rules) = try PostgresAccess.level(of: named, connection) {
+            throw PostgresAccess.refusal(namespace: named, role: role, rules: rules, server: connection.address.description)
+        }
         return rows.compactMap { row in
             guard row.count == 4, let name = row[0] else { return nil }
             return PostgresNamespaceSummary(
