@@ -7,8 +7,8 @@ import StoredKit
 ///
 /// A pattern is an exact namespace, or a prefix followed by one trailing `*`; every other `*`,
 /// `%` and `_` is literal (matched with `=` and `starts_with`, never `LIKE`). A rule applies to its
-/// role and every role that is a member of it (`pg_has_role(…, 'MEMBER')`); a rule naming a
-/// dropped role applies to nobody.
+/// role and every role that is a member of it, directly or through other roles (``memberRoles``);
+/// a rule naming a dropped role applies to nobody.
 ///
 /// Who is under access control: row security is enabled (not forced) on the three tables, so
 /// every role is, except the tables' owner (and its members), superusers and `BYPASSRLS` roles,
@@ -28,23 +28,50 @@ package enum PostgresAccess {
     /// static text. The rules a role reads are already only its own (``ownRule``), so the patterns are
     /// gathered by uncorrelated subqueries (the server runs them once per statement, as InitPlans)
     /// and each row only compares its namespace with them: exact patterns with `= ANY`, prefixes (a
-    /// pattern's text before its one trailing `*`) with `starts_with`. Kept small: the server plans
-    /// it into every statement on the tables.
+    /// pattern's text before its one trailing `*`) with `^@ ANY` (`starts_with`). Operators are
+    /// named with their schema, so no search path can swap them. Kept small: the server plans and
+    /// starts it in every statement on the tables, several times for an upsert.
     private static func ruleMatches(_ column: String, writing: Bool) -> String {
         let writable = writing ? " WHERE r.writable" : ""
         let prefixes = writing ? " AND r.writable" : ""
         return """
-            (\(column) = ANY ((SELECT pg_catalog.array_agg(r.pattern) FROM storedkit.access_rules AS r\(writable))::text[])
-                OR EXISTS (SELECT 1 FROM pg_catalog.unnest((SELECT pg_catalog.array_agg(pg_catalog.left(r.pattern, -1))
-                    FROM storedkit.access_rules AS r WHERE pg_catalog.right(r.pattern, 1) = '*'\(prefixes))) AS p(prefix)
-                    WHERE pg_catalog.starts_with(\(column), p.prefix)))
+            (\(column) OPERATOR(pg_catalog.=) ANY ((SELECT pg_catalog.array_agg(r.pattern)
+                    FROM storedkit.access_rules AS r\(writable))::pg_catalog.text[])
+                OR \(column) OPERATOR(pg_catalog.^@) ANY ((SELECT pg_catalog.array_agg(pg_catalog.left(r.pattern, -1))
+                    FROM storedkit.access_rules AS r WHERE pg_catalog.right(r.pattern, 1) OPERATOR(pg_catalog.=) '*'\(prefixes))::pg_catalog.text[]))
             """
     }
 
-    /// The policy of the rules table: a rule is visible to its role and the role's members
-    /// (`to_regrole` of a dropped role is NULL, so its rules apply to nobody). The owner sees all.
+    /// The roles whose rules apply to the current role: itself and every role it is a member of,
+    /// directly or through other roles (what `pg_has_role(…, 'MEMBER')` counts), by name. A role
+    /// that is a member of none, the usual device or service role, costs one look at
+    /// `pg_auth_members`. PL/pgSQL, so the server keeps its plans for the session; every name in
+    /// it is schema-qualified, so a caller's search path cannot change what it returns.
+    static let memberRoles = """
+        CREATE OR REPLACE FUNCTION storedkit.member_roles() RETURNS pg_catalog.name[]
+            LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+        DECLARE
+            me pg_catalog.oid := pg_catalog.to_regrole(pg_catalog.quote_ident(current_user::pg_catalog.text));
+        BEGIN
+            IF NOT EXISTS (SELECT FROM pg_catalog.pg_auth_members AS a WHERE a.member OPERATOR(pg_catalog.=) me) THEN
+                RETURN ARRAY[current_user];
+            END IF;
+            RETURN ARRAY(
+                WITH RECURSIVE m(id) AS (
+                    SELECT me
+                    UNION SELECT a.roleid FROM pg_catalog.pg_auth_members AS a JOIN m ON a.member OPERATOR(pg_catalog.=) m.id)
+                SELECT pg_catalog.pg_get_userbyid(m.id) FROM m);
+        END
+        $$;
+        """
+
+    /// The policy of the rules table: a rule is visible to its role and the role's members. It
+    /// compares names with one array the server computes once per scan (``memberRoles``), so the
+    /// primary key finds a role's rules among many roles' (one role per device) instead of every
+    /// rule being checked; a dropped role's name is nobody's, so its rules apply to nobody. The
+    /// owner sees all.
     static let ownRule =
-        "pg_catalog.pg_has_role(pg_catalog.to_regrole(pg_catalog.quote_ident(role::text))::oid, 'MEMBER')"
+        "role OPERATOR(pg_catalog.=) ANY ((SELECT storedkit.member_roles())::pg_catalog.name[])"
 
     /// The rules table, its own policy (a role sees the rules that apply to it), and on each of the
     /// three tables row security with a read policy and one write policy per command (so a
@@ -60,6 +87,7 @@ package enum PostgresAccess {
             PRIMARY KEY (role, pattern)
         );
         ALTER TABLE storedkit.access_rules ENABLE ROW LEVEL SECURITY;
+        \(memberRoles)
         DROP POLICY IF EXISTS storedkit_own_rules ON storedkit.access_rules;
         CREATE POLICY storedkit_own_rules ON storedkit.access_rules FOR SELECT USING (\(ownRule));
         REVOKE ALL ON TABLE storedkit.access_rules FROM PUBLIC;

@@ -165,19 +165,59 @@ struct PostgresAccessRuleTests {
         try PostgresAccess.grant(url: database.ownerURL, role: database.group, pattern: "group:*", writable: true)
         let device = database.url(as: database.device)
         #expect(throws: StoreError.self) { _ = try PreferenceStore(.postgres(url: device, namespace: "group:1")) }
-        try root.run("GRANT \(database.group) TO \(database.device)")
+        // Through a role between them: membership counts however deep.
+        let middle = database.group + "_middle"
+        try root.run("CREATE ROLE \(middle) NOLOGIN; GRANT \(database.group) TO \(middle); GRANT \(middle) TO \(database.device)")
+        defer { _ = try? root.run("DROP ROLE IF EXISTS \(middle)") }
         let store = try PreferenceStore(.postgres(url: device, namespace: "group:1"), durability: .immediate)
         #expect(!store.isReadOnly)
         store.set(1, forKey: "n")
         try store.flush()
         // Dropped: its rule stays in the table but applies to nobody (no error for the other roles either).
-        try root.run("REVOKE \(database.group) FROM \(database.device)")
+        try root.run("REVOKE \(database.group) FROM \(middle)")
         let inDatabase = try PostgresConnection(address: PostgresAddress(database.url(as: "postgres")))
         try inDatabase.run("DROP OWNED BY \(database.group) CASCADE")
         try root.run("DROP ROLE \(database.group)")
         #expect(throws: StoreError.self) { _ = try PreferenceStore(.postgres(url: device, namespace: "group:1")) }
         let own = try PreferenceStore(.postgres(url: device, namespace: "user:42"))
         #expect(!own.isReadOnly)
+    }
+
+    /// A limited role that owns a schema of its own puts look-alikes of every function and
+    /// operator the policies and `storedkit.member_roles()` call first on its search path (one
+    /// names the team role as the role it belongs to, one makes every prefix empty): it still
+    /// reads only its own namespace, because everything they call is named with its schema.
+    @Test func aSearchPathOfTheRolesOwnCannotWidenItsRules() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "team:blue:1"), durability: .immediate)
+        owner.set("of team blue", forKey: "secret")
+        try owner.flush()
+        let inDatabase = try PostgresConnection(address: PostgresAddress(database.url(as: "postgres")))
+        // A membership, so the recursive part of member_roles() runs too.
+        let club = database.group + "_club"
+        try inDatabase.run("CREATE ROLE \(club) NOLOGIN; GRANT \(club) TO \(database.device)")
+        defer { _ = try? inDatabase.run("DROP ROLE IF EXISTS \(club)") }
+        try inDatabase.run("CREATE SCHEMA mimic AUTHORIZATION \(database.device)")
+        let device = try PostgresConnection(address: PostgresAddress(database.url(as: database.device)))
+        try device.run(
+            """
+            CREATE FUNCTION mimic.pg_get_userbyid(oid) RETURNS name LANGUAGE sql AS $$ SELECT '\(database.team)'::name $$;
+            CREATE FUNCTION mimic.left(text, integer) RETURNS text LANGUAGE sql AS $$ SELECT ''::text $$;
+            CREATE FUNCTION mimic.right(text, integer) RETURNS text LANGUAGE sql AS $$ SELECT '*'::text $$;
+            CREATE FUNCTION mimic.to_regrole(text) RETURNS regrole LANGUAGE sql AS $$ SELECT '\(database.team)'::regrole $$;
+            CREATE FUNCTION mimic.always(oid, oid) RETURNS boolean LANGUAGE sql AS $$ SELECT true $$;
+            CREATE OPERATOR mimic.= (FUNCTION = mimic.always, LEFTARG = oid, RIGHTARG = oid);
+            SET search_path = mimic, pg_catalog, storedkit;
+            """)
+        let seen = try device.query("SELECT count(*) FROM storedkit.preferences WHERE namespace = 'team:blue:1'")
+        #expect(seen == [["0"]])
+        #expect(try device.query("SELECT storedkit.member_roles()::text") == [["{\(database.device),\(club)}"]])
+        #expect(throws: StoreError.self) {
+            try device.query(
+                "INSERT INTO storedkit.preferences (namespace, key, type, string_value, updated_at, revision) "
+                    + "VALUES ('team:blue:1', 'forged', 'string', 'x', now(), 1)")
+        }
     }
 
     /// A database owned by a fresh non-superuser owner, set up by `PostgresSetup` as that owner, with
