@@ -17,25 +17,7 @@ extension PostgresScenarios {
         ) { context in
             try withServer { server in
                 let count = context.scaled(full: 200, quick: 20)
-                let shared = namespace("notify")
-                let store = try PreferenceStore(.postgres(url: server.url, namespace: shared))
-                store[NotificationScenarios.ping] = 0
-                try store.flush()
-                let log = NotificationScenarios.ArrivalLog()
-                let token = store.observe(NotificationScenarios.ping) { change in
-                    if change.origin == .external, change.newValue > 0 { log.record(sentAt: change.newValue) }
-                }
-                let writer = try ChildProcess([
-                    "postgres-notify-writer", server.url, shared, "\(count)", "\(writeIntervalMilliseconds)",
-                ])
-                try writer.expect("ready")
-                writer.send("go")
-                _ = try writer.waitForExit()
-                let clock = ContinuousClock()
-                let deadline = clock.now + .seconds(2)
-                while log.latencies.count < count, clock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-                let latencies = withExtendedLifetime(token) { log.latencies }
-                guard !latencies.isEmpty else { throw BenchmarkError.unexpected("no write of process A reached process B") }
+                let latencies = try notifyLatencies(url: server.url, count: count)
                 let raw = try RawPostgresBaseline(url: server.url)
                 var rawWriter: ChildProcess?
                 let rawLatencies = try raw.receive(count, on: "bench_raw_notify", timeout: .seconds(30)) {

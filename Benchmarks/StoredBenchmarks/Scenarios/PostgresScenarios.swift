@@ -8,7 +8,7 @@ import Synchronization
 /// (``BenchPostgresServer``: the bench starts a throwaway one when none is given).
 enum PostgresScenarios {
     static var all: [Scenario] {
-        [durableWrite, deferredWrite, storedRead, notificationLatency, openLargeNamespace, manyNamespaces]
+        [durableWrite, deferredWrite, storedRead, notificationLatency, openLargeNamespace, manyNamespaces] + accessRules
     }
 
     /// Runs `body` with the server, or says why the scenario cannot run here.
