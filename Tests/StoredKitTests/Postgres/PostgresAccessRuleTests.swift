@@ -183,6 +183,49 @@ struct PostgresAccessRuleTests {
         #expect(!own.isReadOnly)
     }
 
+    /// Migrations run with the rules of the role that opens: an import from a namespace its rules
+    /// do not cover fails the migration (nothing staged is committed), one its rules cover works,
+    /// and a role that may only read cannot run a migration at all.
+    @Test func migrationsAndImportsReachOnlyWhatTheRulesCover() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let source = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "team:blue:1"), durability: .immediate)
+        source.set("of team blue", forKey: "secret")
+        try source.flush()
+        let device = database.url(as: database.device)
+        let stealing = Migration(version: 1, "import the team's keys") { m in
+            try m.importStore(PostgresBackend.postgres(url: device, namespace: "team:blue:1"))
+        }
+        #expect {
+            _ = try PreferenceStore(.postgres(url: device, namespace: "user:42"), migrations: [stealing])
+        } throws: { error in
+            guard case .migrationFailed(1, _, let underlying)? = error as? StoreError,
+                case .postgres(_, "42501", let message)? = underlying as? StoreError
+            else { return false }
+            return message.contains("namespace 'team:blue:1'")
+        }
+        let deviceSide = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"))
+        #expect(deviceSide.schemaVersion == 0 && deviceSide.value(forKey: "secret", as: String.self) == nil)
+
+        let team = database.url(as: database.team)
+        let importing = Migration(version: 1, "import from the first team namespace") { m in
+            try m.importStore(PostgresBackend.postgres(url: team, namespace: "team:blue:1"))
+        }
+        let second = try PreferenceStore(.postgres(url: team, namespace: "team:blue:2"), migrations: [importing])
+        #expect(second.schemaVersion == 1 && second.value(forKey: "secret", as: String.self) == "of team blue")
+
+        let upgrade = Migration(version: 1, "a support tool may not upgrade") { m in m.set(1, forKey: "n") }
+        #expect {
+            _ = try PreferenceStore(
+                .postgres(url: database.url(as: database.support), namespace: "user:7"), migrations: [upgrade])
+        } throws: { error in
+            guard case .migrationFailed(1, _, let underlying)? = error as? StoreError,
+                case .writeNotPermitted? = underlying as? StoreError
+            else { return false }
+            return true
+        }
+    }
+
     /// A limited role that owns a schema of its own puts look-alikes of every function and
     /// operator the policies and `storedkit.member_roles()` call first on its search path (one
     /// names the team role as the role it belongs to, one makes every prefix empty): it still
