@@ -46,7 +46,8 @@ package enum PostgresAccess {
     /// directly or through other roles (what `pg_has_role(…, 'MEMBER')` counts), by name. A role
     /// that is a member of none, the usual device or service role, costs one look at
     /// `pg_auth_members`. PL/pgSQL, so the server keeps its plans for the session; every name in
-    /// it is schema-qualified, so a caller's search path cannot change what it returns.
+    /// it is schema-qualified, so a caller's search path cannot change what it returns. Every role
+    /// may run it (granted outright, for databases whose default privileges withhold functions).
     static let memberRoles = """
         CREATE OR REPLACE FUNCTION storedkit.member_roles() RETURNS pg_catalog.name[]
             LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
@@ -63,6 +64,7 @@ package enum PostgresAccess {
                 SELECT pg_catalog.pg_get_userbyid(m.id) FROM m);
         END
         $$;
+        GRANT EXECUTE ON FUNCTION storedkit.member_roles() TO PUBLIC;
         """
 
     /// The policy of the rules table: a rule is visible to its role and the role's members. It

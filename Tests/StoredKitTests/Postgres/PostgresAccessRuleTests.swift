@@ -287,6 +287,10 @@ struct PostgresAccessRuleTests {
             try root.run("CREATE ROLE \(bypasser) LOGIN BYPASSRLS")
             try root.run("GRANT \(bypasser) TO \(bypassMember); GRANT \(owner) TO \(ownerMember)")
             try root.run("CREATE DATABASE \(name) OWNER \(owner)")
+            // A hardened database: functions its owner creates are not for everyone by default, so
+            // the setup must grant what the policies call (storedkit.member_roles()) itself.
+            let inDatabase = try PostgresConnection(address: PostgresAddress(url(as: "postgres")))
+            try inDatabase.run("ALTER DEFAULT PRIVILEGES FOR ROLE \(owner) REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC")
             try PostgresSetup.apply(url: url(as: owner), role: team, readOnlyRole: nil)
             // The setup gave the application role `readwrite *`: narrowed to its team's namespaces.
             #expect(try PostgresAccess.revoke(url: ownerURL, role: team, pattern: "*"))
