@@ -28,11 +28,7 @@ extension Command {
         ],
         positionalCount: 2...4
     ) { arguments, console in
-        let argument = arguments.positionals[0]
-        guard PostgresLocation.isServer(argument) else {
-            throw CLIError.usage("access", "'\(argument)' is not a postgresql:// URL or libpq key=value string")
-        }
-        let server = try PostgresLocation(argument, namespace: "default")
+        let server = try PostgresLocation(server: arguments.positionals[0], for: "access")
         let action = arguments.positionals[1]
         switch action {
         case "list":
@@ -61,7 +57,7 @@ extension Command {
                 throw CLIError(
                     .keyNotFound,
                     "'\(role)' has no rule for exactly '\(pattern)' on \(server.server). "
-                        + "Run 'stored access \(argument) list' to see the rules.")
+                        + "Run 'stored access \(server.server) list' to see the rules.")
             }
         default:
             throw CLIError.usage("access", "'\(action)' is not grant, revoke or list")

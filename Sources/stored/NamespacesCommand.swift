@@ -18,11 +18,7 @@ extension Command {
         ],
         positionalCount: 1...1
     ) { arguments, console in
-        let argument = arguments.positionals[0]
-        guard PostgresLocation.isServer(argument) else {
-            throw CLIError.usage("namespaces", "'\(argument)' is not a postgresql:// URL or libpq key=value string")
-        }
-        let server = try PostgresLocation(argument, namespace: "default")
+        let server = try PostgresLocation(server: arguments.positionals[0], for: "namespaces")
         let namespaces = try PostgresNamespaceSummary.all(url: server.url)
         if arguments.has("json") {
             let objects = namespaces.map { namespace -> StoredValue in

@@ -29,6 +29,20 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The server a command that works on a whole database (`namespaces`, `access`,
+    /// `postgres-setup`) is given as its first argument; a usage error for `command` when the
+    /// argument is not a server.
+    ///
+    /// ```swift
+    /// try PostgresLocation(server: "postgresql://owner@db/prefs", for: "access").server  //=> "postgresql://owner@db/prefs"
+    /// ```
+    init(server argument: String, for command: String) throws(CLIError) {
+        guard Self.isServer(argument) else {
+            throw CLIError.usage(command, "'\(argument)' is not a postgresql:// URL or libpq key=value string")
+        }
+        try self.init(argument, namespace: "default")
+    }
+
     /// Whether a STORE argument names a server: a `postgresql://` or `postgres://` URL, or a libpq
     /// `key=value` string (`host=db dbname=prefs`). A file path never starts with `word=`.
     static func isServer(_ argument: String) -> Bool {
