@@ -6,7 +6,7 @@ import StoredKit
 /// `storedkit.removed_keys` (values, revisions, the migrations' schema version, tombstones).
 ///
 /// A pattern is an exact namespace, or a prefix followed by one trailing `*`; every other `*`,
-/// `%` and `_` is literal (matched with `=` and `starts_with`, never `LIKE`). A rule applies to its
+/// `%`, `_` and `\` is literal (each rule's ``likePattern`` escapes them). A rule applies to its
 /// role and every role that is a member of it, directly or through other roles (``memberRoles``);
 /// a rule naming a dropped role applies to nobody.
 ///
@@ -25,22 +25,37 @@ import StoredKit
 package enum PostgresAccess {
     /// `SQL` that is true when a rule of the current role matches the namespace in column `column`
     /// (and allows writing, when `writing`). Built from constants only: the policies below are one
-    /// static text. The rules a role reads are already only its own (``ownRule``), so the patterns are
-    /// gathered by uncorrelated subqueries (the server runs them once per statement, as InitPlans)
-    /// and each row only compares its namespace with them: exact patterns with `= ANY`, prefixes (a
-    /// pattern's text before its one trailing `*`) with `^@ ANY` (`starts_with`). Operators are
-    /// named with their schema, so no search path can swap them. Kept small: the server plans and
-    /// starts it in every statement on the tables, several times for an upsert.
+    /// static text. The server plans and starts it in every statement on the tables, about twelve
+    /// times for an upsert, so each use is one uncorrelated subquery (run once per statement, as
+    /// an InitPlan) whose patterns every row matches with `LIKE ANY`, in C:
+    /// - first the role's own rules, found by the primary key with no function call: the usual
+    ///   device or service role stops here;
+    /// - only if none matches, its groups' rules (``groupPatterns``), which walks its memberships.
+    /// Operators are named with their schema, so no search path can swap them.
     private static func ruleMatches(_ column: String, writing: Bool) -> String {
-        let writable = writing ? " WHERE r.writable" : ""
-        let prefixes = writing ? " AND r.writable" : ""
+        let writable = writing ? " AND r.writable" : ""
         return """
-            (\(column) OPERATOR(pg_catalog.=) ANY ((SELECT pg_catalog.array_agg(r.pattern)
-                    FROM storedkit.access_rules AS r\(writable))::pg_catalog.text[])
-                OR \(column) OPERATOR(pg_catalog.^@) ANY ((SELECT pg_catalog.array_agg(pg_catalog.left(r.pattern, -1))
-                    FROM storedkit.access_rules AS r WHERE pg_catalog.right(r.pattern, 1) OPERATOR(pg_catalog.=) '*'\(prefixes))::pg_catalog.text[]))
+            (\(column) OPERATOR(pg_catalog.~~) ANY (ARRAY(SELECT r.like_pattern FROM storedkit.access_rules AS r
+                    WHERE r.role OPERATOR(pg_catalog.=) current_user\(writable)))
+                OR \(column) OPERATOR(pg_catalog.~~) ANY ((SELECT storedkit.group_patterns(\(writing)))::pg_catalog.text[]))
             """
     }
+
+    /// What `LIKE` matches a rule's pattern with, kept by the server in the rules table's generated
+    /// column `like_pattern`: the pattern with `\`, `%` and `_` escaped (`LIKE`'s default escape is
+    /// `\`, whatever `standard_conforming_strings` says), its one trailing `*` made `%`. So
+    /// `namespace LIKE like_pattern` holds exactly when the namespace is the pattern, or starts
+    /// with the text before its trailing `*`.
+    static let likePattern: String = {
+        let escaped = #"""
+            pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(pattern, E'\\', E'\\\\'), '%', E'\\%'), '_', E'\\_')
+            """#
+        // `*` is not escaped, so the escaped text still ends with the pattern's trailing `*`.
+        return """
+            CASE WHEN pg_catalog.right(pattern, 1) OPERATOR(pg_catalog.=) '*'
+                THEN pg_catalog.left(\(escaped), -1) OPERATOR(pg_catalog.||) '%' ELSE \(escaped) END
+            """
+    }()
 
     /// The roles whose rules apply to the current role: itself and every role it is a member of,
     /// directly or through other roles (what `pg_has_role(…, 'MEMBER')` counts), by name. A role
@@ -67,13 +82,37 @@ package enum PostgresAccess {
         GRANT EXECUTE ON FUNCTION storedkit.member_roles() TO PUBLIC;
         """
 
-    /// The policy of the rules table: a rule is visible to its role and the role's members. It
-    /// compares names with one array the server computes once per scan (``memberRoles``), so the
-    /// primary key finds a role's rules among many roles' (one role per device) instead of every
-    /// rule being checked; a dropped role's name is nobody's, so its rules apply to nobody. The
-    /// owner sees all.
-    static let ownRule =
-        "role OPERATOR(pg_catalog.=) ANY ((SELECT storedkit.member_roles())::pg_catalog.name[])"
+    /// The `like_pattern`s of the rules of the roles the current role is a member of (its own
+    /// included), the writable ones only when `writing`: the second half of ``ruleMatches(_:writing:)``,
+    /// run only when none of the role's own rules matched. Empty, after one look at
+    /// `pg_auth_members`, for a role that is a member of none. It runs as the calling role (not
+    /// `SECURITY DEFINER`), so it reads only the rules ``ownRule`` shows that role, and like
+    /// ``memberRoles`` it names everything with its schema.
+    static let groupPatterns = """
+        CREATE OR REPLACE FUNCTION storedkit.group_patterns(writing boolean) RETURNS pg_catalog.text[]
+            LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+        DECLARE
+            roles pg_catalog.name[] := storedkit.member_roles();
+        BEGIN
+            IF pg_catalog.cardinality(roles) OPERATOR(pg_catalog.<=) 1 THEN
+                RETURN '{}';
+            END IF;
+            RETURN ARRAY(SELECT r.like_pattern FROM storedkit.access_rules AS r
+                WHERE r.role OPERATOR(pg_catalog.=) ANY (roles) AND (r.writable OR NOT writing));
+        END
+        $$;
+        GRANT EXECUTE ON FUNCTION storedkit.group_patterns(boolean) TO PUBLIC;
+        """
+
+    /// The policy of the rules table: a rule is visible to its role and the role's members. The
+    /// role's own rules pass on the name alone; any other is checked with `pg_has_role`, so a
+    /// dropped role's rules (its name is nobody's) apply to nobody. The policies' subqueries find
+    /// their rows by the primary key first (``ruleMatches(_:writing:)``, ``groupPatterns``), so
+    /// this runs on a role's few rules, never on every role's. The owner sees all.
+    static let ownRule = """
+        role OPERATOR(pg_catalog.=) current_user
+            OR pg_catalog.pg_has_role(pg_catalog.to_regrole(pg_catalog.quote_ident(role::pg_catalog.text)), 'MEMBER')
+        """
 
     /// The rules table, its own policy (a role sees the rules that apply to it), and on each of the
     /// three tables row security with a read policy and one write policy per command (so a
@@ -88,8 +127,11 @@ package enum PostgresAccess {
             granted_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (role, pattern)
         );
+        ALTER TABLE storedkit.access_rules ADD COLUMN IF NOT EXISTS like_pattern text
+            GENERATED ALWAYS AS (\(likePattern)) STORED;
         ALTER TABLE storedkit.access_rules ENABLE ROW LEVEL SECURITY;
         \(memberRoles)
+        \(groupPatterns)
         DROP POLICY IF EXISTS storedkit_own_rules ON storedkit.access_rules;
         CREATE POLICY storedkit_own_rules ON storedkit.access_rules FOR SELECT USING (\(ownRule));
         REVOKE ALL ON TABLE storedkit.access_rules FROM PUBLIC;
@@ -124,7 +166,8 @@ package enum PostgresAccess {
         SELECT current_user, pg_catalog.row_security_active('storedkit.preferences'),
             \(ruleMatches("$1::text", writing: false)), \(ruleMatches("$1::text", writing: true)),
             (SELECT string_agg(r.pattern || CASE WHEN r.writable THEN ' (read-write)' ELSE ' (read)' END, ', '
-                ORDER BY r.pattern) FROM storedkit.access_rules AS r WHERE \(ownRule))
+                ORDER BY r.pattern) FROM storedkit.access_rules AS r
+                WHERE r.role OPERATOR(pg_catalog.=) ANY ((SELECT storedkit.member_roles())::pg_catalog.name[]))
         """
 
     /// What a role may do with one namespace, as ``access`` found it.

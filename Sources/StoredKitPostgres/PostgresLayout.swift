@@ -29,14 +29,14 @@ enum PostgresLayout {
     /// Taken before ``state`` is asked again and ``create`` runs, in one transaction.
     static let lockSchema = "SELECT pg_advisory_xact_lock(\(lockKey))"
 
-    /// Whether the layout is complete (its tables and triggers), and what the first layout's
-    /// tables are on the search path: `v` the guard of ``oldClientGuard`` (a view, and a table),
-    /// `r` tables alone (a database to move), NULL nothing. A role without `USAGE` on schema `storedkit`
+    /// Whether the layout is complete (its tables, triggers and the access policies' newest
+    /// function), and what the first layout's tables are on the search path: `v` the guard of
+    /// ``oldClientGuard`` (a view, and a table), `r` tables alone (a database to move), NULL nothing. A role without `USAGE` on schema `storedkit`
     /// gets 42501 here.
     static let state = """
         SELECT to_regclass('storedkit.layout') IS NOT NULL AND to_regclass('storedkit.namespaces') IS NOT NULL
             AND to_regclass('storedkit.preferences') IS NOT NULL AND to_regclass('storedkit.removed_keys') IS NOT NULL
-            AND to_regclass('storedkit.access_rules') IS NOT NULL
+            AND to_regclass('storedkit.access_rules') IS NOT NULL AND to_regprocedure('storedkit.group_patterns(boolean)') IS NOT NULL
             AND (SELECT count(*) FROM pg_catalog.pg_trigger WHERE tgrelid = to_regclass('storedkit.preferences')
                 AND tgname IN ('storedkit_hand_insert', 'storedkit_hand_update', 'storedkit_hand_delete')) = 3,
             (SELECT max(relkind::text) FROM pg_catalog.pg_class WHERE oid IN (to_regclass('storedkit_namespaces'),

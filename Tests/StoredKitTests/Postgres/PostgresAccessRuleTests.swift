@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -226,10 +227,86 @@ struct PostgresAccessRuleTests {
         }
     }
 
+    /// A database set up by an earlier build of 0.10.0 lacks the function and the column the
+    /// current policies read: the owner's next open finds the layout incomplete and installs them,
+    /// and the limited roles work as before, with the rules they had.
+    @Test func anEarlierSetupGetsTheCurrentPoliciesAtTheOwnersNextOpen() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"), durability: .immediate)
+        owner.set("kept", forKey: "secret")
+        try owner.flush()
+        let connection = try PostgresConnection(address: PostgresAddress(database.ownerURL))
+        try connection.run(
+            """
+            DROP FUNCTION storedkit.group_patterns(boolean) CASCADE;
+            ALTER TABLE storedkit.access_rules DROP COLUMN like_pattern CASCADE
+            """)
+        #expect(throws: StoreError.self) {
+            _ = try PreferenceStore(.postgres(url: database.url(as: database.device), namespace: "user:42"))
+        }
+        // The owner's next process: this one's pool checked the layout once already.
+        _ = try PreferenceStore(.postgres(url: database.ownerURL + "?application_name=next", namespace: "user:1"))
+        let device = try PreferenceStore(.postgres(url: database.url(as: database.device), namespace: "user:42"))
+        #expect(device.value(forKey: "secret", as: String.self) == "kept")
+        #expect(!device.isReadOnly)
+        #expect(throws: StoreError.self) {
+            _ = try PreferenceStore(.postgres(url: database.url(as: database.device), namespace: "user:43"))
+        }
+    }
+
+    /// The policies match a namespace with `LIKE` against each rule's `like_pattern`, which the
+    /// server derives from the pattern by escaping `\`, `%` and `_`. Any slip there widens or narrows
+    /// a rule, so hundreds of patterns over an alphabet of exactly those characters (and `*`, and
+    /// characters of two and four UTF-8 bytes) are checked against thousands of namespaces, and
+    /// what the server matches must be what this test computes byte by byte.
+    @Test func everyRulesPatternMatchesExactlyWhatItSays() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        var generator = SeededGenerator(seed: 29)
+        let alphabet = ["a", "b", "%", "_", "\\", "*", "é", "😀"]
+        func word(_ length: ClosedRange<Int>) -> String {
+            (0..<Int.random(in: length, using: &generator)).map { _ in
+                alphabet[Int.random(in: 0..<alphabet.count, using: &generator)]
+            }.joined()
+        }
+        let patterns = Set((0..<300).map { index in word(1...5) + (index.isMultiple(of: 2) ? "*" : "") })
+        var namespaces = Set((0..<1_500).map { _ in word(0...7) })
+        for pattern in patterns {
+            let stem = pattern.hasSuffix("*") ? String(pattern.dropLast()) : pattern
+            namespaces.formUnion([pattern, stem, stem + "x", stem + "\\", stem + "%", stem + word(1...3)])
+            namespaces.insert(String(stem.dropLast()))
+        }
+        namespaces.remove("")
+        let owner = try PostgresConnection(address: PostgresAddress(database.ownerURL))
+        for pattern in patterns {
+            try owner.query(
+                "INSERT INTO storedkit.access_rules (role, pattern, writable) VALUES ('probe', $1, false)", [pattern])
+        }
+        let list = String(decoding: try JSONEncoder().encode(Array(namespaces)), as: UTF8.self)
+        let matched = try owner.query(
+            """
+            SELECT r.pattern, n.namespace FROM storedkit.access_rules AS r, jsonb_array_elements_text($1::jsonb) AS n(namespace)
+                WHERE r.role = 'probe' AND n.namespace LIKE r.like_pattern
+            """, [list]
+        ).map { "\($0[0] ?? "") \($0[1] ?? "")" }
+        let expected = patterns.flatMap { pattern in
+            namespaces.filter { namespace in
+                guard pattern.hasSuffix("*") else { return Array(namespace.utf8) == Array(pattern.utf8) }
+                return Array(namespace.utf8).starts(with: pattern.utf8.dropLast())
+            }.map { "\(pattern) \($0)" }
+        }
+        #expect(expected.count > 1_000)
+        #expect(matched.count == expected.count)
+        let wrong = Set(matched).symmetricDifference(expected)
+        #expect(wrong.isEmpty, "\(wrong.count) pattern and namespace pairs matched wrongly, e.g. \(wrong.sorted().prefix(5))")
+    }
+
     /// A limited role that owns a schema of its own puts look-alikes of every function and
-    /// operator the policies and `storedkit.member_roles()` call first on its search path (one
-    /// names the team role as the role it belongs to, one makes every prefix empty): it still
-    /// reads only its own namespace, because everything they call is named with its schema.
+    /// operator the policies, `storedkit.member_roles()` and `storedkit.group_patterns()` call first
+    /// on its search path (one names the team role as the role it belongs to, one makes every
+    /// name equal): it still reads only its own namespace, because everything they call is named
+    /// with its schema, and the rules table's own policy shows it only its own rules anyway.
     @Test func aSearchPathOfTheRolesOwnCannotWidenItsRules() throws {
         let database = try AccessDatabase()
         defer { database.drop() }
@@ -251,11 +328,15 @@ struct PostgresAccessRuleTests {
             CREATE FUNCTION mimic.to_regrole(text) RETURNS regrole LANGUAGE sql AS $$ SELECT '\(database.team)'::regrole $$;
             CREATE FUNCTION mimic.always(oid, oid) RETURNS boolean LANGUAGE sql AS $$ SELECT true $$;
             CREATE OPERATOR mimic.= (FUNCTION = mimic.always, LEFTARG = oid, RIGHTARG = oid);
+            CREATE FUNCTION mimic.always_name(name, name) RETURNS boolean LANGUAGE sql AS $$ SELECT true $$;
+            CREATE OPERATOR mimic.= (FUNCTION = mimic.always_name, LEFTARG = name, RIGHTARG = name);
+            CREATE FUNCTION mimic.cardinality(anyarray) RETURNS integer LANGUAGE sql AS $$ SELECT 0 $$;
             SET search_path = mimic, pg_catalog, storedkit;
             """)
         let seen = try device.query("SELECT count(*) FROM storedkit.preferences WHERE namespace = 'team:blue:1'")
         #expect(seen == [["0"]])
         #expect(try device.query("SELECT storedkit.member_roles()::text") == [["{\(database.device),\(club)}"]])
+        #expect(try device.query("SELECT storedkit.group_patterns(false)::text") == [["{user:42}"]])
         #expect(throws: StoreError.self) {
             try device.query(
                 "INSERT INTO storedkit.preferences (namespace, key, type, string_value, updated_at, revision) "
