@@ -16,11 +16,15 @@ extension PostgresScenarios {
         Scenario(
             name: "postgres.access.write.durable", group: "postgresql",
             measures: "One set() with .immediate durability as a role limited by one access rule, among "
-                + "\(otherRoles.formatted()) other roles' rules, alternating with the same set() as the schema's owner (no policy).",
+                + "\(otherRoles.formatted()) other roles' rules, alternating with the same set() as the schema's owner (no policy); "
+                + "then as a role whose one rule is its group's.",
             subject: "store.set(Int) with .immediate, limited role",
-            baselines: [Baseline("owner", "the same set() as the owner, whom no policy limits")]
+            baselines: [
+                Baseline("owner", "the same set() as the owner, whom no policy limits"),
+                Baseline("group", "the same set() as a role whose rule is its group's (each check walks its memberships)"),
+            ]
         ) { context in
-            try withLimitedRole { server, limitedURL in
+            try withLimitedRole { server, limitedURL, memberURL in
                 let count = context.scaled(full: 300, quick: 30)
                 let limited = try PreferenceStore(
                     .postgres(url: limitedURL, namespace: namespace("access-durable")), durability: .immediate)
@@ -35,12 +39,16 @@ extension PostgresScenarios {
                     return clock.now - start
                 }
                 let figures = context.harness.measurePairedLatencies(count: count, { write(limited) }) { write(owner) }
-                let failures = (limited.recentEvents + owner.recentEvents).filter {
+                let member = try PreferenceStore(
+                    .postgres(url: memberURL, namespace: namespace("access-durable-member")), durability: .immediate)
+                let throughGroup = context.harness.measureLatencies(count: count) { write(member) }
+                let failures = (limited.recentEvents + owner.recentEvents + member.recentEvents).filter {
                     if case .commitFailed = $0 { true } else { false }
                 }
                 guard failures.isEmpty else { throw BenchmarkError.unexpected("a durable write failed: \(failures)") }
                 return ScenarioOutcome(
-                    subject: .measured(figures.subject), baselines: ["owner": .measured(figures.baseline)])
+                    subject: .measured(figures.subject),
+                    baselines: ["owner": .measured(figures.baseline), "group": .measured(throughGroup)])
             }
         }
     }
@@ -54,7 +62,7 @@ extension PostgresScenarios {
             subject: "store.observe in B ← set + flush() in A, limited role",
             baselines: [Baseline("owner", "the same as the owner, whom no policy limits")]
         ) { context in
-            try withLimitedRole { server, limitedURL in
+            try withLimitedRole { server, limitedURL, _ in
                 let count = context.scaled(full: 200, quick: 20)
                 let limited = try notifyLatencies(url: limitedURL, count: count)
                 let owner = try notifyLatencies(url: server.url, count: count)
@@ -97,43 +105,49 @@ extension PostgresScenarios {
         return latencies
     }
 
-    /// Runs `body` with the server and the URL of a fresh login role that one rule (`bench-*`,
-    /// read-write) limits, while the rules table also holds ``otherRoles`` other roles' rules; removes
-    /// the role and the rules afterwards. Pending when the server's role may not create roles.
+    /// Runs `body` with the server and the URLs of two fresh login roles: one that one rule
+    /// (`bench-*`, read-write) limits, and one with no rule of its own, a member of a group role
+    /// that has that rule; the rules table also holds ``otherRoles`` other roles' rules. Removes
+    /// the roles and the rules afterwards. Pending when the server's role may not create roles.
     private static func withLimitedRole(
-        _ body: (BenchPostgresServer, String) throws -> ScenarioOutcome
+        _ body: (BenchPostgresServer, String, String) throws -> ScenarioOutcome
     ) throws -> ScenarioOutcome {
         try withServer { server in
-            let role = "bench_limited_\(UUID().uuidString.prefix(8).lowercased())"
-            let devices = "bench_device_\(UUID().uuidString.prefix(8).lowercased())_"
+            let suffix = UUID().uuidString.prefix(8).lowercased()
+            let (role, group, member) = ("bench_limited_\(suffix)", "bench_group_\(suffix)", "bench_member_\(suffix)")
+            let devices = "bench_device_\(suffix)_"
             // The names are made here from a UUID's hex digits, so they are spliced as they are.
             let admin: RawPostgresBaseline
-            let limitedURL: String
             do {
                 // Opening a store as the owner installs the schema and its policies when missing.
                 _ = try PreferenceStore(.postgres(url: server.url, namespace: namespace("access-setup")))
                 admin = try RawPostgresBaseline(url: server.url)
-                try admin.run("CREATE ROLE \(role) LOGIN")
-                guard var components = URLComponents(string: server.url) else {
-                    throw BenchmarkError.unexpected("the server's URL is not a URL")
-                }
-                components.user = role
-                components.password = nil
-                limitedURL = components.string ?? server.url
+                try admin.run("CREATE ROLE \(role) LOGIN; CREATE ROLE \(group) NOLOGIN; CREATE ROLE \(member) LOGIN")
+                try admin.run("GRANT \(group) TO \(member)")
             } catch {
                 return ScenarioOutcome(subject: .pending("needs a server role that may create roles: \(error)"))
             }
             defer {
                 try? admin.run(
-                    "DELETE FROM storedkit.access_rules WHERE role = '\(role)' OR starts_with(role::text, '\(devices)')")
-                try? admin.run("DROP OWNED BY \(role); DROP ROLE \(role)")
+                    "DELETE FROM storedkit.access_rules WHERE role IN ('\(role)', '\(group)') "
+                        + "OR starts_with(role::text, '\(devices)')")
+                for name in [role, member, group] { try? admin.run("DROP OWNED BY \(name); DROP ROLE \(name)") }
+            }
+            func url(as user: String) throws -> String {
+                guard var components = URLComponents(string: server.url) else {
+                    throw BenchmarkError.unexpected("the server's URL is not a URL")
+                }
+                components.user = user
+                components.password = nil
+                return components.string ?? server.url
             }
             try PostgresAccess.grant(url: server.url, role: role, pattern: "bench-*", writable: true)
+            try PostgresAccess.grant(url: server.url, role: group, pattern: "bench-*", writable: true)
             try admin.run(
                 "INSERT INTO storedkit.access_rules (role, pattern, writable) SELECT '\(devices)' || g, 'user:' || g, true "
                     + "FROM generate_series(1, \(otherRoles)) AS g")
             try admin.run("ANALYZE storedkit.access_rules")
-            return try body(server, limitedURL)
+            return try body(server, try url(as: role), try url(as: member))
         }
     }
 }

@@ -330,7 +330,6 @@ struct PostgresAccessRuleTests {
             CREATE OPERATOR mimic.= (FUNCTION = mimic.always, LEFTARG = oid, RIGHTARG = oid);
             CREATE FUNCTION mimic.always_name(name, name) RETURNS boolean LANGUAGE sql AS $$ SELECT true $$;
             CREATE OPERATOR mimic.= (FUNCTION = mimic.always_name, LEFTARG = name, RIGHTARG = name);
-            CREATE FUNCTION mimic.cardinality(anyarray) RETURNS integer LANGUAGE sql AS $$ SELECT 0 $$;
             SET search_path = mimic, pg_catalog, storedkit;
             """)
         let seen = try device.query("SELECT count(*) FROM storedkit.preferences WHERE namespace = 'team:blue:1'")
