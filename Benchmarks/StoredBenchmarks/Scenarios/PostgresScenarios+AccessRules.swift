@@ -122,8 +122,10 @@ extension PostgresScenarios {
                 // Opening a store as the owner installs the schema and its policies when missing.
                 _ = try PreferenceStore(.postgres(url: server.url, namespace: namespace("access-setup")))
                 admin = try RawPostgresBaseline(url: server.url)
-                try admin.run("CREATE ROLE \(role) LOGIN; CREATE ROLE \(group) NOLOGIN; CREATE ROLE \(member) LOGIN")
-                try admin.run("GRANT \(group) TO \(member)")
+                // One statement string, one transaction: all three roles or none.
+                try admin.run(
+                    "CREATE ROLE \(role) LOGIN; CREATE ROLE \(group) NOLOGIN; CREATE ROLE \(member) LOGIN; "
+                        + "GRANT \(group) TO \(member)")
             } catch {
                 return ScenarioOutcome(subject: .pending("needs a server role that may create roles: \(error)"))
             }
