@@ -7,8 +7,9 @@ import StoredKit
 ///
 /// A pattern is an exact namespace, or a prefix followed by one trailing `*`; every other `*`,
 /// `%`, `_` and `\` is literal (each rule's ``likePattern`` escapes them). A rule applies to its
-/// role and every role that is a member of it, directly or through other roles (``memberRoles``);
-/// a rule naming a dropped role applies to nobody.
+/// role and every role that is a member of it, directly or through other roles (``memberRoles``).
+/// Rules name roles, not OIDs: a dropped role's rules apply to nobody until a role of the same name
+/// is created, which then has them (revoke them with the role, `stored access URL revoke`).
 ///
 /// Who is under access control: row security is enabled (not forced) on the three tables, so
 /// every role is, except the tables' owner (and its members), superusers and `BYPASSRLS` roles,
