@@ -28,7 +28,8 @@ package enum PostgresAccess {
     /// (and allows writing, when `writing`). Built from constants only: the policies below are one
     /// static text. The server plans and starts it in every statement on the tables, about twelve
     /// times for an upsert, so each use is one uncorrelated subquery (run once per statement, as
-    /// an InitPlan) whose patterns every row matches with `LIKE ANY`, in C:
+    /// an InitPlan) whose patterns every row matches with `LIKE ANY`, a built-in operator (no
+    /// function call per row):
     /// - first the role's own rules, found by the primary key with no function call: the usual
     ///   device or service role stops here;
     /// - only if none matches, its groups' rules (``groupPatterns``), which walks its memberships.
@@ -103,9 +104,10 @@ package enum PostgresAccess {
 
     /// The policy of the rules table: a rule is visible to its role and the role's members. The
     /// role's own rules pass on the name alone; any other is checked with `pg_has_role`, so a
-    /// dropped role's rules (its name is nobody's) apply to nobody. The policies' subqueries find
-    /// their rows by the primary key first (``ruleMatches(_:writing:)``, ``groupPatterns``), so
-    /// this runs on a role's few rules, never on every role's. The owner sees all.
+    /// dropped role's rules apply to nobody (until a role of its name is created). The policies'
+    /// subqueries find their rows by the primary key first (``ruleMatches(_:writing:)``,
+    /// ``groupPatterns``), so this runs on a role's few rules, never on every role's. The owner
+    /// sees all.
     static let ownRule = """
         role OPERATOR(pg_catalog.=) current_user
             OR pg_catalog.pg_has_role(pg_catalog.to_regrole(pg_catalog.quote_ident(role::pg_catalog.text)), 'MEMBER')

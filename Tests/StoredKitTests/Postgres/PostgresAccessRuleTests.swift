@@ -190,9 +190,7 @@ struct PostgresAccessRuleTests {
     @Test func migrationsAndImportsReachOnlyWhatTheRulesCover() throws {
         let database = try AccessDatabase()
         defer { database.drop() }
-        let source = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "team:blue:1"), durability: .immediate)
-        source.set("of team blue", forKey: "secret")
-        try source.flush()
+        try database.writeSecret("of team blue", in: "team:blue:1")
         let device = database.url(as: database.device)
         let stealing = Migration(version: 1, "import the team's keys") { m in
             try m.importStore(PostgresBackend.postgres(url: device, namespace: "team:blue:1"))
@@ -233,9 +231,7 @@ struct PostgresAccessRuleTests {
     @Test func anEarlierSetupGetsTheCurrentPoliciesAtTheOwnersNextOpen() throws {
         let database = try AccessDatabase()
         defer { database.drop() }
-        let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"), durability: .immediate)
-        owner.set("kept", forKey: "secret")
-        try owner.flush()
+        try database.writeSecret("kept", in: "user:42")
         let connection = try PostgresConnection(address: PostgresAddress(database.ownerURL))
         try connection.run(
             """
@@ -310,9 +306,7 @@ struct PostgresAccessRuleTests {
     @Test func aSearchPathOfTheRolesOwnCannotWidenItsRules() throws {
         let database = try AccessDatabase()
         defer { database.drop() }
-        let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "team:blue:1"), durability: .immediate)
-        owner.set("of team blue", forKey: "secret")
-        try owner.flush()
+        try database.writeSecret("of team blue", in: "team:blue:1")
         let inDatabase = try PostgresConnection(address: PostgresAddress(database.url(as: "postgres")))
         // A membership, so the recursive part of member_roles() runs too.
         let club = database.group + "_club"
@@ -379,6 +373,13 @@ struct PostgresAccessRuleTests {
             try PostgresAccess.grant(url: ownerURL, role: device, pattern: "user:42", writable: true)
             try PostgresAccess.grant(url: ownerURL, role: literal, pattern: "a%b_c*", writable: true)
             try PostgresAccess.grant(url: ownerURL, role: literal, pattern: "x_y", writable: true)
+        }
+
+        /// Writes `value` under key `secret` in `namespace` as the owner, committed before it returns.
+        func writeSecret(_ value: String, in namespace: String) throws {
+            let store = try PreferenceStore(.postgres(url: ownerURL, namespace: namespace), durability: .immediate)
+            store.set(value, forKey: "secret")
+            try store.flush()
         }
 
         func url(as role: String) -> String {
