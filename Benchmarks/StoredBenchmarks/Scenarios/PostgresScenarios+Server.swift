@@ -18,17 +18,7 @@ extension PostgresScenarios {
             try withServer { server in
                 let count = context.scaled(full: 200, quick: 20)
                 let latencies = try notifyLatencies(url: server.url, count: count)
-                let raw = try RawPostgresBaseline(url: server.url)
-                var rawWriter: ChildProcess?
-                let rawLatencies = try raw.receive(count, on: "bench_raw_notify", timeout: .seconds(30)) {
-                    let child = try ChildProcess([
-                        "postgres-raw-notify-writer", server.url, "\(count)", "\(writeIntervalMilliseconds)",
-                    ])
-                    try child.expect("ready")
-                    child.send("go")
-                    rawWriter = child
-                }
-                _ = try rawWriter?.waitForExit()
+                let rawLatencies = try rawNotifyLatencies(url: server.url, count: count)
                 let figure = Figure(latencies: latencies)
                 let p50 = (figure.p50 ?? 0) * 1e3
                 let p99 = (figure.p99 ?? 0) * 1e3
@@ -42,6 +32,22 @@ extension PostgresScenarios {
                     ])
             }
         }
+    }
+
+    /// The delays in seconds from a raw libpq writer's commit (an upsert and `pg_notify` in one
+    /// transaction, child process A) to this process's `poll` hearing it, `count` writes
+    /// ``writeIntervalMilliseconds`` apart: the floor under StoredKit's notice, with no catch-up read.
+    static func rawNotifyLatencies(url: String, count: Int) throws -> [Double] {
+        let raw = try RawPostgresBaseline(url: url)
+        var writer: ChildProcess?
+        let latencies = try raw.receive(count, on: "bench_raw_notify", timeout: .seconds(30)) {
+            let child = try ChildProcess(["postgres-raw-notify-writer", url, "\(count)", "\(writeIntervalMilliseconds)"])
+            try child.expect("ready")
+            child.send("go")
+            writer = child
+        }
+        _ = try writer?.waitForExit()
+        return latencies
     }
 
     /// `--child postgres-notify-writer <url> <namespace> <count> <interval-ms>`: writes its send time.
