@@ -132,7 +132,10 @@ extension PostgresBackend {
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
             (key: key, columns: try value.map { try PostgresValueColumns.columns(for: $0, key: key) })
         }
-        let bumped = try connection.query(PostgresSchema.bumpRevision, [namespace, changes.schemaVersion.map(String.init)])
+        let bump = [namespace, changes.schemaVersion.map(String.init)]
+        // The token says the last read or write found the row: then the cheaper UPDATE, and the upsert only if it is gone.
+        var bumped = state.notifyToken == nil ? [] : try connection.query(PostgresSchema.bumpExistingRevision, bump)
+        if bumped.isEmpty { bumped = try connection.query(PostgresSchema.bumpRevision, bump) }
         guard let text = bumped.first?.first ?? nil, let revision = Int64(text) else {
             throw StoreError.postgres(
                 server: (try? PostgresAddress(url))?.description ?? location, code: "XX000",
@@ -179,6 +182,7 @@ extension PostgresBackend {
         let (type, columns) = try PostgresValueColumns.columns(for: value, key: key)
         let shown = state.cached?.values.shownKey(for: key) ?? key  // another spelling's row would stay hidden
         let previous = state.revision
+        let rowFound = state.notifyToken != nil  // see ``write(_:_:_:)``
         let server = try server(&state)
         var token: String?
         let revision = try withOwnCommit {
@@ -188,7 +192,9 @@ extension PostgresBackend {
                 // ours gets a later one, the read below catches theirs up, and our NOTIFY may
                 // signal the watcher once (a reload that finds nothing new).
                 ownCommit.store(previous + 1, ordering: .releasing)
-                let row = try connection.query(PostgresSchema.upsertAlone, [namespace, shown, type] + columns).first
+                let parameters = [namespace, shown, type] + columns
+                var row = rowFound ? try connection.query(PostgresSchema.upsertAloneInExisting, parameters).first : nil
+                if row == nil { row = try connection.query(PostgresSchema.upsertAlone, parameters).first }
                 token = row?.last ?? nil
                 guard let text = row?.first ?? nil, let revision = Int64(text) else {
                     throw StoreError.postgres(

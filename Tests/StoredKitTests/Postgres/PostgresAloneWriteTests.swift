@@ -6,7 +6,8 @@ import Testing
 
 /// A batch that sets one key commits in one statement (``PostgresSchema/upsertAlone``) instead
 /// of a four-round-trip transaction: the same rows, one revision and one notification per
-/// write, the hand-edit triggers skipped, and another writer's commits still caught up.
+/// write, the hand-edit triggers skipped, and another writer's commits still caught up. Once the
+/// namespace row is known, writes bump it with a plain `UPDATE`, and create it again when it went.
 @Suite(
     "PostgreSQL one-key writes",
     .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
@@ -61,5 +62,32 @@ struct PostgresAloneWriteTests {
         #expect(fresh?.values == ["mine": .int(2), "theirs": .int(1)])
         #expect(try backend.load().values == ["mine": .int(2), "theirs": .int(1)])
         #expect(try other.load().values == ["mine": .int(2), "theirs": .int(1)])
+    }
+
+    @Test func aWriteAfterTheNamespaceRowWentBehindTheStoresBackCreatesItAgain() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("alone-gone")
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        _ = try backend.load()
+        _ = try backend.commit(BackendChanges(values: ["a": .int(1)]))  // the row is known from here on
+        let editor = try PostgresConnection(address: PostgresAddress(url))
+        func deleteTheNamespace() throws {
+            try editor.run("BEGIN")
+            try editor.query("SELECT set_config('storedkit.writer', 'on', true)")
+            try editor.query("DELETE FROM storedkit.preferences WHERE namespace = $1", [namespace])
+            try editor.query("DELETE FROM storedkit.namespaces WHERE namespace = $1", [namespace])
+            try editor.run("COMMIT")
+        }
+        try deleteTheNamespace()
+        _ = try backend.commit(BackendChanges(values: ["b": .int(2)]))  // one key: one statement
+        #expect(try PostgresBackend.postgres(url: url, namespace: namespace).load().values == ["b": .int(2)])
+
+        try deleteTheNamespace()
+        _ = try backend.commit(BackendChanges(values: ["c": .int(3), "d": .int(4)], schemaVersion: 2))  // a transaction
+        let reread = try PostgresBackend.postgres(url: url, namespace: namespace).load()
+        #expect(reread.values == ["c": .int(3), "d": .int(4)])
+        #expect(reread.schemaVersion == 2)
+        let revision = try editor.query(PostgresSchema.selectNamespace, [namespace]).first?.first ?? nil
+        #expect(revision == "1", "the row was created again, from revision 1")
     }
 }
