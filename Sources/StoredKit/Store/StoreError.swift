@@ -208,6 +208,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The remedy for an SQLSTATE, made precise by the server's message where one code has
     /// several causes (a statement cancelled by its timeout or by another session).
     private static func postgresAdvice(_ code: String, _ message: String) -> String {
+        // StoredKit's own messages that name the `stored` command to run (`stored access … grant`, `stored
+        // postgres-setup`) carry their remedy: the code's generic one would contradict it ("GRANT …", "dropped").
+        if message.contains("`stored ") { return "Nothing was changed." }
         switch code {
         case "42P01" where message.contains("storedkit"):
             return "StoredKit's table was dropped after the store opened it; the next write or open creates it again, "
