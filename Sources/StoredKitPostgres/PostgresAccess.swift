@@ -199,6 +199,7 @@ package enum PostgresAccess {
 
     /// What a role whose rule only reads lacks to write `namespace`, as ``Backend/missingWritePrivilege`` says it.
     static func readOnlyRule(_ namespace: String) -> String {
-        "a read-write access rule for namespace '\(namespace)' (its rule allows reading only)"
+        "a read-write access rule for namespace '\(namespace)' (its rule allows reading only; the database's owner "
+            + "grants one with `stored access URL grant ROLE PATTERN`)"
     }
 }

@@ -174,6 +174,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Key '\(key)' already exists. Remove it first or pass overwrite: true."
         case .readOnly(let path):
             "'\(path)' is open read-only; nothing was written."
+        case .writeNotPermitted(let location, let key?, let privilege) where privilege.contains("`stored "):
+            // What it lacks says how to get it (an access rule, not table privileges).
+            "Cannot write '\(key)' to '\(location)': this role may only read (it lacks \(privilege)); nothing was written."
         case .writeNotPermitted(let location, let key?, let privilege):
             "Cannot write '\(key)' to '\(location)': this role may only read (it lacks \(privilege)); nothing was written. "
                 + "Write with a role granted these privileges (`stored postgres-setup URL --role ROLE` prints the grants)."

@@ -3,7 +3,8 @@ import Testing
 
 /// `stored access` from a real `stored` process, with real roles on the test server: the owner
 /// grants, lists and revokes; a limited role's `write`, `read` and `namespaces` reach only what its
-/// rules cover; `grant` refuses the owner and a superuser; a hostile role name is bound, not spliced.
+/// rules cover; `grant` refuses the owner and a superuser; a hostile role name is bound, not spliced;
+/// an error that names the `stored` command to run is not followed by advice against it.
 @Suite("stored access", .enabled(if: CLIPostgresServer.isEnabled, CLIPostgresServer.skipMessage))
 struct PostgresAccessCommandTests {
     @Test func theOwnerLimitsARoleToItsTeamsNamespaces() throws {
@@ -56,7 +57,7 @@ struct PostgresAccessCommandTests {
         #expect(usage.status == 2, "\(usage)")
     }
 
-    @Test func accessBeforeTheSetupSaysToRunTheSetupAndNothingElse() throws {
+    @Test func errorsThatNameTheStoredCommandToRunGetNoAdviceAgainstIt() throws {
         let cluster = try PostgresSetupTests.Cluster()
         defer { cluster.drop() }
         let cli = try StoredProcess()
@@ -79,6 +80,11 @@ struct PostgresAccessCommandTests {
         let notOwner = try cli.run("access", cluster.url(as: cluster.app), "grant", cluster.app, "user:*")
         #expect(notOwner.status != 0 && notOwner.errorOutput.contains("run `stored access` as that role"), "\(notOwner)")
         #expect(!notOwner.errorOutput.contains("GRANT"), "\(notOwner)")
+        // And a write under a read-only rule: the remedy is a read-write rule, not the setup's table grants.
+        #expect(try cli.run("access", owner, "grant", cluster.app, "user:*", "--read-only").status == 0)
+        let readOnly = try cli.run("write", cluster.url(as: cluster.app), "--namespace", "user:1", "k", "v")
+        #expect(readOnly.status != 0 && readOnly.errorOutput.contains("`stored access URL grant ROLE PATTERN`"), "\(readOnly)")
+        #expect(!readOnly.errorOutput.contains("prints the grants"), "\(readOnly)")
     }
 
     @Test func roleNamesAndPatternsAreBoundNotSpliced() throws {
