@@ -174,7 +174,8 @@ package enum PostgresAccess {
         /// Not under access control (the owner, a superuser, a `BYPASSRLS` role).
         case unrestricted
         case readWrite
-        case read
+        /// A read-only rule covers the namespace, and no read-write one.
+        case read(role: String)
         /// No rule covers the namespace: the message names the role and its rules.
         case none(role: String, rules: String?)
     }
@@ -184,7 +185,7 @@ package enum PostgresAccess {
         let row = try connection.query(access, [namespace]).first ?? []
         guard row.count == 5, row[1] == "t" else { return .unrestricted }
         if row[3] == "t" { return .readWrite }
-        if row[2] == "t" { return .read }
+        if row[2] == "t" { return .read(role: row[0] ?? "?") }
         return .none(role: row[0] ?? "?", rules: row[4])
     }
 
@@ -195,6 +196,14 @@ package enum PostgresAccess {
             message: "role '\(role)' has no access rule for namespace '\(namespace)' "
                 + (rules.map { "(its rules: \($0))" } ?? "(it has no rule at all)")
                 + "; the database's owner grants one with `stored access URL grant \(role) PATTERN`")
+    }
+
+    /// The error of a write that a read-only rule refuses (the rule became read-only since the open).
+    static func readOnlyRefusal(namespace: String, role: String, server: String) -> StoreError {
+        .postgres(
+            server: server, code: "42501",
+            message: "role '\(role)' may only read namespace '\(namespace)' (its rule is read-only); the database's "
+                + "owner grants a read-write one with `stored access URL grant \(role) PATTERN`")
     }
 
     /// What a role whose rule only reads lacks to write `namespace`, as ``Backend/missingWritePrivilege`` says it.

@@ -155,23 +155,27 @@ public final class PostgresBackend: Backend {
         guard !changes.isEmpty else { return nil }
         try validate(changes)
         return try state.withLock { state -> BackendSnapshot? in
-            if let alone = Self.aloneUpsert(changes), state.cached != nil {
-                return try commitAlone(key: alone.key, value: alone.value, &state)
-            }
-            let previous = state.revision
-            let (revision, fresh) = try withOwnCommit {
-                try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
-                    let revision = try write(changes, &state, connection)
-                    // The row lock holds every other writer back, so this reads a consistent state;
-                    // it becomes the cache only once committed.
-                    let external = state.cached != nil && revision != previous + 1
-                    let fresh = external ? try read(since: previous, into: state.cached, &state, connection).snapshot : nil
-                    return (revision, fresh)
+            do {
+                if let alone = Self.aloneUpsert(changes), state.cached != nil {
+                    return try commitAlone(key: alone.key, value: alone.value, &state)
                 }
+                let previous = state.revision
+                let (revision, fresh) = try withOwnCommit {
+                    try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
+                        let revision = try write(changes, &state, connection)
+                        // The row lock holds every other writer back, so this reads a consistent state;
+                        // it becomes the cache only once committed.
+                        let external = state.cached != nil && revision != previous + 1
+                        let fresh = external ? try read(since: previous, into: state.cached, &state, connection).snapshot : nil
+                        return (revision, fresh)
+                    }
+                }
+                if let fresh { state.cached = fresh }
+                record(changes, revision: revision, &state)
+                return fresh != nil ? takeSnapshot(&state) : nil
+            } catch {
+                throw explainedWriteRefusal(error, &state)
             }
-            if let fresh { state.cached = fresh }
-            record(changes, revision: revision, &state)
-            return fresh != nil ? takeSnapshot(&state) : nil
         }
     }
 
@@ -199,7 +203,7 @@ public final class PostgresBackend: Backend {
             } catch {
                 // The cache may hold what was just rolled back: the next read starts over.
                 state.cached = nil
-                throw error
+                throw explainedWriteRefusal(error, &state)
             }
         }
         guard let result else {
@@ -384,6 +388,25 @@ public final class PostgresBackend: Backend {
         case .none(let role, let rules):
             throw PostgresAccess.refusal(
                 namespace: namespace, role: role, rules: rules, server: connection.address.description)
+        }
+    }
+
+    /// `error`, or when the policies refused a write (the server says only "row-level security"),
+    /// what the rules say now: none covers the namespace any more, or only a read-only one (then
+    /// ``missingWritePrivilege`` says so too).
+    func explainedWriteRefusal(_ error: any Error, _ state: inout State) -> any Error {
+        guard case .postgres(_, "42501", let message)? = error as? StoreError, message.contains("row-level security"),
+            let server = state.server, server.underAccessControl,
+            let level = try? server.withReading(timeout: timeout, { try PostgresAccess.level(of: namespace, $0) })
+        else { return error }
+        switch level {
+        case .none(let role, let rules):
+            return PostgresAccess.refusal(namespace: namespace, role: role, rules: rules, server: server.address.description)
+        case .read(let role):
+            state.readOnlyByRule = true
+            return PostgresAccess.readOnlyRefusal(namespace: namespace, role: role, server: server.address.description)
+        case .unrestricted, .readWrite:
+            return error  // a rule granted again meanwhile: the server's own words
         }
     }
 

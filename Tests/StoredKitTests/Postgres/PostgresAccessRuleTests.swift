@@ -105,6 +105,28 @@ struct PostgresAccessRuleTests {
         #expect(foreign == [["team:red:1", "in team:red:1"]])
     }
 
+    @Test func aRuleMadeReadOnlyWhileAClientRunsRefusesItsNextWriteByName() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let store = try PreferenceStore(
+            .postgres(url: database.url(as: database.device), namespace: "user:42"), durability: .immediate)
+        store.set(1, forKey: "n")
+        #expect(try PostgresAccess.revoke(url: database.ownerURL, role: database.device, pattern: "user:42"))
+        try PostgresAccess.grant(url: database.ownerURL, role: database.device, pattern: "user:42", writable: false)
+
+        store.set(2, forKey: "n")
+        #expect(store.state.withLock { $0.pending.isEmpty })
+        #expect(store.value(forKey: "n", as: Int.self) == 1)
+        let refusal = store.recentEvents.compactMap { event -> String? in
+            guard case .commitFailed(let error) = event, case .writeNotPermitted(_, "n", _) = error else { return nil }
+            return "\(error)"
+        }.first
+        #expect(refusal?.contains("may only read namespace 'user:42'") == true, "\(store.recentEvents)")
+        #expect(refusal?.contains("`stored access URL grant") == true && refusal?.contains("prints the grants") == false)
+        let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"))
+        #expect(owner.value(forKey: "n", as: Int.self) == 1)
+    }
+
     @Test func aGrantAndARevokeWhileClientsRun() async throws {
         let database = try AccessDatabase()
         defer { database.drop() }
@@ -131,11 +153,14 @@ struct PostgresAccessRuleTests {
         store.set(0.9, forKey: "volume")
         #expect(store.state.withLock { $0.pending.isEmpty })
         #expect(store.value(forKey: "volume", as: Double.self) == 0.6)
-        let refused = store.recentEvents.contains { event in
-            guard case .commitFailed(.writeNotPermitted(_, "volume", _)) = event else { return false }
-            return true
-        }
-        #expect(refused, "\(store.recentEvents)")
+        let refused = store.recentEvents.compactMap { event -> StoreError? in
+            guard case .commitFailed(let error) = event, case .writeNotPermitted(_, "volume", _) = error else { return nil }
+            return error
+        }.first
+        // Named by the rules (not the server's bare "row-level security"), with the command that grants one.
+        let refusal = refused.map { "\($0)" } ?? "\(store.recentEvents)"
+        #expect(refusal.contains("no access rule for namespace 'user:42'"), "\(refusal)")
+        #expect(refusal.contains("`stored access URL grant") && !refusal.contains("prints the grants"), "\(refusal)")
         // A change it may no longer read: the read fails, naming the lost rule, and observers are
         // not told that every key was removed.
         owner.set(0.7, forKey: "volume")
