@@ -27,11 +27,15 @@ extension PostgresBackend {
     ) throws -> (snapshot: BackendSnapshot, revision: Int64) {
         if var result = snapshot, let since {
             var rowMissing = false
+            let knownToken = state.notifyToken
             let revision = try connection.query(PostgresSchema.selectSince, [namespace, String(since)]) { rows in
                 let header = Self.header(of: rows)
                 rowMissing = header.row == nil
                 // No namespace row: it was deleted, which a store that had a revision must see.
                 guard !(header.wholeDue ?? (since > 0)) else { return Int64?.none }
+                // Another token: the row was deleted and created again (its revisions started over, and
+                // may have passed `since`), so what the snapshot holds of the old row may be gone.
+                guard knownToken == nil || header.token == knownToken else { return Int64?.none }
                 apply(rows, skipping: header.row, to: &result, whole: false, &state)
                 result.schemaVersion = header.schemaVersion
                 state.notifyToken = header.token
@@ -125,16 +129,21 @@ extension PostgresBackend {
 
     /// Writes `changes` under a new revision of the namespace (its bump queues the notification);
     /// returns that revision, recorded as ``ownCommit`` so the listener does not take it for
-    /// someone else's. A key with several spellings is written under the one reads show, and
+    /// someone else's, and whether the namespace row had to be created again (it went since the
+    /// last read or write: the cache is then to be read whole). A key with several spellings is written under the one reads show, and
     /// removed in every spelling (see ``isHidden(_:in:whole:_:)``).
-    func write(_ changes: BackendChanges, _ state: inout State, _ connection: PostgresConnection) throws -> Int64 {
+    func write(
+        _ changes: BackendChanges, _ state: inout State, _ connection: PostgresConnection
+    ) throws -> (revision: Int64, recreated: Bool) {
         // Every row's columns first: a value refused here leaves the transaction untouched.
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
             (key: key, columns: try value.map { try PostgresValueColumns.columns(for: $0, key: key) })
         }
         let bump = [namespace, changes.schemaVersion.map(String.init)]
         // The token says the last read or write found the row: then the cheaper UPDATE, and the upsert only if it is gone.
-        var bumped = state.notifyToken == nil ? [] : try connection.query(PostgresSchema.bumpExistingRevision, bump)
+        let rowFound = state.notifyToken != nil
+        var bumped = rowFound ? try connection.query(PostgresSchema.bumpExistingRevision, bump) : []
+        let recreated = rowFound && bumped.isEmpty
         if bumped.isEmpty { bumped = try connection.query(PostgresSchema.bumpRevision, bump) }
         guard let text = bumped.first?.first ?? nil, let revision = Int64(text) else {
             throw StoreError.postgres(
@@ -162,7 +171,7 @@ extension PostgresBackend {
         if revision % pruneEvery == 0 {
             try connection.query(PostgresSchema.pruneTombstones, [namespace, String(tombstoneRetention)])
         }
-        return revision
+        return (revision, recreated)
     }
 
     /// The one key a batch sets, when that is all it does (no removal, no schema version): it
@@ -174,8 +183,9 @@ extension PostgresBackend {
         return (key, value)
     }
 
-    /// Commits one upsert in one statement that commits on its own. When others committed since
-    /// our last read (the revision jumped), their rows are read right after, in one statement:
+    /// Commits one upsert in one statement that commits on its own (``PostgresSchema/upsertAloneInExisting``,
+    /// then ``PostgresSchema/upsertAlone`` when the row went). When others committed since
+    /// our last read (the revision jumped), or the row was created again, their rows are read right after, in one statement:
     /// that snapshot is at or after our commit, and becomes the cache as a whole (our row is in
     /// it, or a later one's). Returns it then, nil otherwise, as ``commit(_:)`` does.
     func commitAlone(key: String, value: StoredValue, _ state: inout State) throws -> BackendSnapshot? {
@@ -183,6 +193,7 @@ extension PostgresBackend {
         let shown = state.cached?.values.shownKey(for: key) ?? key  // another spelling's row would stay hidden
         let previous = state.revision
         let rowFound = state.notifyToken != nil  // see ``write(_:_:_:)``
+        var recreated = false
         let server = try server(&state)
         var token: String?
         let revision = try withOwnCommit {
@@ -194,7 +205,10 @@ extension PostgresBackend {
                 ownCommit.store(previous + 1, ordering: .releasing)
                 let parameters = [namespace, shown, type] + columns
                 var row = rowFound ? try connection.query(PostgresSchema.upsertAloneInExisting, parameters).first : nil
-                if row == nil { row = try connection.query(PostgresSchema.upsertAlone, parameters).first }
+                if row == nil {
+                    recreated = rowFound
+                    row = try connection.query(PostgresSchema.upsertAlone, parameters).first
+                }
                 token = row?.last ?? nil
                 guard let text = row?.first ?? nil, let revision = Int64(text) else {
                     throw StoreError.postgres(
@@ -211,10 +225,12 @@ extension PostgresBackend {
                 try connection.query(PostgresSchema.pruneTombstones, [namespace, String(tombstoneRetention)])
             }
         }
-        guard revision != previous + 1 else {
+        guard revision != previous + 1 || recreated else {
             record(BackendChanges(values: [key: value]), revision: revision, &state)
             return nil
         }
+        // A row created again: what the cache holds of the old one may be gone, so the read is whole.
+        if recreated { state.cached = nil }
         do {
             _ = try server.withReading(timeout: timeout, notices: relay) { connection in try refresh(&state, connection) }
         } catch {
@@ -225,6 +241,7 @@ extension PostgresBackend {
             changed(.max)
             return nil
         }
+        learnToken(&state)  // a row created again has a new token
         return takeSnapshot(&state)
     }
 

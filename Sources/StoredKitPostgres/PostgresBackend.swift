@@ -162,11 +162,12 @@ public final class PostgresBackend: Backend {
                 let previous = state.revision
                 let (revision, fresh) = try withOwnCommit {
                     try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
-                        let revision = try write(changes, &state, connection)
+                        let (revision, recreated) = try write(changes, &state, connection)
                         // The row lock holds every other writer back, so this reads a consistent state;
-                        // it becomes the cache only once committed.
-                        let external = state.cached != nil && revision != previous + 1
-                        let fresh = external ? try read(since: previous, into: state.cached, &state, connection).snapshot : nil
+                        // it becomes the cache only once committed. A row created again is read whole.
+                        let external = state.cached != nil && (revision != previous + 1 || recreated)
+                        let since = recreated ? nil : previous
+                        let fresh = external ? try read(since: since, into: state.cached, &state, connection).snapshot : nil
                         return (revision, fresh)
                     }
                 }
@@ -313,7 +314,7 @@ public final class PostgresBackend: Backend {
         let (changes, value) = try body(snapshot)
         guard !changes.isEmpty else { return (value, changes, nil) }
         try validate(changes)
-        let revision = try write(changes, &state, connection)
+        let revision = try write(changes, &state, connection).revision  // the row is ensured: never created again here
         return (value, changes, revision)
     }
 

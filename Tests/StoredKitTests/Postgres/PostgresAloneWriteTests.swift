@@ -79,13 +79,15 @@ struct PostgresAloneWriteTests {
             try editor.run("COMMIT")
         }
         try deleteTheNamespace()
-        _ = try backend.commit(BackendChanges(values: ["b": .int(2)]))  // one key: one statement
+        _ = try backend.commit(BackendChanges(values: ["b": .int(2)]))  // one key: the UPDATE finds no row, then the upsert
         #expect(try PostgresBackend.postgres(url: url, namespace: namespace).load().values == ["b": .int(2)])
+        #expect(try backend.load().values == ["b": .int(2)], "the writer's own view: 'a' went with the old row")
 
         try deleteTheNamespace()
         _ = try backend.commit(BackendChanges(values: ["c": .int(3), "d": .int(4)], schemaVersion: 2))  // a transaction
         let reread = try PostgresBackend.postgres(url: url, namespace: namespace).load()
         #expect(reread.values == ["c": .int(3), "d": .int(4)])
+        #expect(try backend.load().values == ["c": .int(3), "d": .int(4)], "the writer's own view")
         #expect(reread.schemaVersion == 2)
         let revision = try editor.query(PostgresSchema.selectNamespace, [namespace]).first?.first ?? nil
         #expect(revision == "1", "the row was created again, from revision 1")

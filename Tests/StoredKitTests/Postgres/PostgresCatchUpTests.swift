@@ -44,6 +44,28 @@ struct PostgresCatchUpTests {
         #expect(try backend.load().values == ["c": .int(3)])
     }
 
+    @Test func aNamespaceCreatedAgainPastTheStoresRevisionIsReadWhole() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("reborn")
+        let backend = PostgresBackend.postgres(url: url, namespace: namespace)
+        _ = try backend.load()
+        _ = try backend.commit(BackendChanges(values: ["a": .int(1)]))
+        _ = try backend.commit(BackendChanges(values: ["b": .int(2)]))
+        // Behind the store's back: the namespace gone, then written again up to revision 5, past the
+        // store's 2. Only its token (a new row's) tells the reader that 'a' and 'b' went with the old row.
+        let editor = try PostgresConnection(address: PostgresAddress(url))
+        try editor.run("BEGIN")
+        try editor.query("SELECT set_config('storedkit.writer', 'on', true)")
+        try editor.query("DELETE FROM storedkit.preferences WHERE namespace = $1", [namespace])
+        try editor.query("DELETE FROM storedkit.namespaces WHERE namespace = $1", [namespace])
+        try editor.query("INSERT INTO storedkit.namespaces (namespace, revision) VALUES ($1, 5)", [namespace])
+        try editor.query(
+            "INSERT INTO storedkit.preferences (namespace, key, type, int_value, revision) VALUES ($1, 'c', 'int', 3, 5)",
+            [namespace])
+        try editor.run("COMMIT")
+        #expect(try backend.load().values == ["c": .int(3)])
+    }
+
     @Test func anUnchangedNamespaceKeepsItsSnapshotAndARemovalSinceIsApplied() throws {
         let url = try PostgresTestServer.requireURL()
         let namespace = PostgresTestServer.freshNamespace("since")
