@@ -26,8 +26,8 @@ import StoredKit
 package enum PostgresAccess {
     /// `SQL` that is true when a rule of the current role matches the namespace in column `column`
     /// (and allows writing, when `writing`). Built from constants only: the policies below are one
-    /// static text. The server plans and starts it in every statement on the tables, about twelve
-    /// times for an upsert, so each use is one uncorrelated subquery (run once per statement, as
+    /// static text. The server plans and starts it in every statement on the tables, about ten
+    /// times for a one-key write, so each use is one uncorrelated subquery (run once per statement, as
     /// an InitPlan) whose patterns every row matches with `LIKE ANY`, a built-in operator (no
     /// function call per row):
     /// - first the role's own rules, found by the primary key with no function call: the usual
@@ -207,8 +207,8 @@ package enum PostgresAccess {
     }
 
     /// What a role whose rule only reads lacks to write `namespace`, as ``Backend/missingWritePrivilege`` says it.
-    static func readOnlyRule(_ namespace: String) -> String {
-        "a read-write access rule for namespace '\(namespace)' (its rule allows reading only; the database's owner "
-            + "grants one with `stored access URL grant ROLE PATTERN`)"
+    static func readOnlyRule(_ namespace: String, role: String) -> String {
+        "a read-write access rule for namespace '\(namespace)' (role '\(role)' has a read-only one; the database's owner "
+            + "grants one with `stored access URL grant \(role) PATTERN`)"
     }
 }

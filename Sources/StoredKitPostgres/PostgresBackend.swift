@@ -45,8 +45,8 @@ public final class PostgresBackend: Backend {
         var hiddenSpellings: [String] = []
         /// The namespace's notification token as the last read found it (nil: no row yet).
         var notifyToken: String?
-        /// Whether the role's access rules (``PostgresAccess``) let it only read this namespace, as the first read found it.
-        var readOnlyByRule = false
+        /// The role, when its access rules (``PostgresAccess``) let it only read this namespace, as the first read found it.
+        var readOnlyRole: String?
         /// Whether a read found that no rule covers the namespace any more (reported once, until a read finds it again).
         var accessLost = false
     }
@@ -175,7 +175,7 @@ public final class PostgresBackend: Backend {
                 record(changes, revision: revision, &state)
                 return fresh != nil ? takeSnapshot(&state) : nil
             } catch {
-                throw explainedWriteRefusal(error, &state)
+                throw explainedWriteRefusal(error, on: state.server)
             }
         }
     }
@@ -204,7 +204,7 @@ public final class PostgresBackend: Backend {
             } catch {
                 // The cache may hold what was just rolled back: the next read starts over.
                 state.cached = nil
-                throw explainedWriteRefusal(error, &state)
+                throw explainedWriteRefusal(error, on: state.server)
             }
         }
         guard let result else {
@@ -264,8 +264,8 @@ public final class PostgresBackend: Backend {
     /// reporting.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, UPDATE on storedkit.namespaces, ..."
     /// ```
     public var missingWritePrivilege: String? {
-        let (server, readOnlyByRule) = state.withLock { ($0.server, $0.readOnlyByRule) }
-        return server?.missingWritePrivilege ?? (readOnlyByRule ? PostgresAccess.readOnlyRule(namespace) : nil)
+        let (server, readOnlyRole) = state.withLock { ($0.server, $0.readOnlyRole) }
+        return server?.missingWritePrivilege ?? readOnlyRole.map { PostgresAccess.readOnlyRule(namespace, role: $0) }
     }
 
     /// Stops the calls started by ``startWatching(_:)``.
@@ -384,8 +384,8 @@ public final class PostgresBackend: Backend {
     /// ``missingWritePrivilege`` say so, and the store opens read-only.
     func checkAccess(_ state: inout State, _ connection: PostgresConnection) throws {
         switch try PostgresAccess.level(of: namespace, connection) {
-        case .unrestricted, .readWrite: state.readOnlyByRule = false
-        case .read: state.readOnlyByRule = true
+        case .unrestricted, .readWrite: state.readOnlyRole = nil
+        case .read(let role): state.readOnlyRole = role
         case .none(let role, let rules):
             throw PostgresAccess.refusal(
                 namespace: namespace, role: role, rules: rules, server: connection.address.description)
@@ -393,18 +393,16 @@ public final class PostgresBackend: Backend {
     }
 
     /// `error`, or when the policies refused a write (the server says only "row-level security"),
-    /// what the rules say now: none covers the namespace any more, or only a read-only one (then
-    /// ``missingWritePrivilege`` says so too).
-    func explainedWriteRefusal(_ error: any Error, _ state: inout State) -> any Error {
+    /// what the rules say now: none covers the namespace any more, or only a read-only one.
+    func explainedWriteRefusal(_ error: any Error, on server: PostgresServer?) -> any Error {
         guard case .postgres(_, "42501", let message)? = error as? StoreError, message.contains("row-level security"),
-            let server = state.server, server.underAccessControl,
+            let server, server.underAccessControl,
             let level = try? server.withReading(timeout: timeout, { try PostgresAccess.level(of: namespace, $0) })
         else { return error }
         switch level {
         case .none(let role, let rules):
             return PostgresAccess.refusal(namespace: namespace, role: role, rules: rules, server: server.address.description)
         case .read(let role):
-            state.readOnlyByRule = true
             return PostgresAccess.readOnlyRefusal(namespace: namespace, role: role, server: server.address.description)
         case .unrestricted, .readWrite:
             return error  // a rule granted again meanwhile: the server's own words

@@ -63,9 +63,9 @@ enum PostgresSchema {
 
     /// ``bumpRevision`` for a namespace whose row the last read or write found: a plain `UPDATE`.
     /// It skips the upsert's speculative insertion, and row-level security (``PostgresAccess``)
-    /// checks it four times instead of six, which halves what the policies cost the bump. No row
-    /// comes back when the row is gone (deleted since, or hidden by a revoked rule): nothing
-    /// happened, and the caller runs ``bumpRevision``.
+    /// checks it four times instead of six. No row comes back when the row is gone (deleted since)
+    /// or the policies hide it from writing (a rule revoked or made read-only): nothing happened,
+    /// and the caller runs ``bumpRevision``, which creates the row again or fails with the policy's error.
     static let bumpExistingRevision = """
         UPDATE storedkit.namespaces AS n SET revision = n.revision + 1, schema_version = coalesce($2::bigint, n.schema_version)
             WHERE namespace = $1
@@ -82,7 +82,7 @@ enum PostgresSchema {
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
 
     /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns: a write of one key (the common flush) as one statement that commits on its own,
-    /// one round trip instead of four (`BEGIN`, ``bumpRevision``, ``upsert``, `COMMIT`). The bump
+    /// one round trip instead of four (usually as ``upsertAloneInExisting``; this one follows when the row went) (`BEGIN`, ``bumpRevision``, ``upsert``, `COMMIT`). The bump
     /// runs first (the upsert reads its revision), so the row lock orders it after every other
     /// writer as before, marks the transaction as the store's own and queues the notification.
     /// Returns the revision and the namespace's notification token.

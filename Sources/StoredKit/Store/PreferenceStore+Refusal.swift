@@ -88,7 +88,10 @@ extension PreferenceStore {
                 // A privilege revoked since the open (which would have opened read-only): the batch
                 // would fail the same way at every flush. Each write is dropped and named instead.
                 for key in remaining.keys {
-                    let privilege = "the privilege the server named (\(message))"
+                    // StoredKit's own explanation (an access rule lost) names its remedy; the server's names a privilege.
+                    let privilege =
+                        message.contains("`stored ")
+                        ? "an access rule to write it (\(message))" : "the privilege the server named (\(message))"
                     refusals[key] = .writeNotPermitted(location: backend.location, key: key, privilege: privilege)
                 }
                 remaining.removeAll()

@@ -175,8 +175,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .readOnly(let path):
             "'\(path)' is open read-only; nothing was written."
         case .writeNotPermitted(let location, let key?, let privilege) where privilege.contains("`stored "):
-            // What it lacks says how to get it (an access rule, not table privileges).
-            "Cannot write '\(key)' to '\(location)': this role may only read (it lacks \(privilege)); nothing was written."
+            // An access rule, which says how to get it (not table privileges); the role may not even read.
+            "Cannot write '\(key)' to '\(location)': this role lacks \(privilege); nothing was written."
         case .writeNotPermitted(let location, let key?, let privilege):
             "Cannot write '\(key)' to '\(location)': this role may only read (it lacks \(privilege)); nothing was written. "
                 + "Write with a role granted these privileges (`stored postgres-setup URL --role ROLE` prints the grants)."

@@ -83,7 +83,8 @@ struct PostgresAccessCommandTests {
         // And a write under a read-only rule: the remedy is a read-write rule, not the setup's table grants.
         #expect(try cli.run("access", owner, "grant", cluster.app, "user:*", "--read-only").status == 0)
         let readOnly = try cli.run("write", cluster.url(as: cluster.app), "--namespace", "user:1", "k", "v")
-        #expect(readOnly.status != 0 && readOnly.errorOutput.contains("`stored access URL grant ROLE PATTERN`"), "\(readOnly)")
+        #expect(readOnly.status != 0, "\(readOnly)")
+        #expect(readOnly.errorOutput.contains("`stored access URL grant \(cluster.app) PATTERN`"), "\(readOnly)")
         #expect(!readOnly.errorOutput.contains("prints the grants"), "\(readOnly)")
     }
 

@@ -161,6 +161,7 @@ struct PostgresAccessRuleTests {
         let refusal = refused.map { "\($0)" } ?? "\(store.recentEvents)"
         #expect(refusal.contains("no access rule for namespace 'user:42'"), "\(refusal)")
         #expect(refusal.contains("`stored access URL grant") && !refusal.contains("prints the grants"), "\(refusal)")
+        #expect(!refusal.contains("may only read"), "it may not read either: \(refusal)")
         // A change it may no longer read: the read fails, naming the lost rule, and observers are
         // not told that every key was removed.
         owner.set(0.7, forKey: "volume")
