@@ -90,7 +90,7 @@ extension PreferenceStore {
                 for key in remaining.keys {
                     // StoredKit's own explanation (an access rule lost) names its remedy; the server's names a privilege.
                     let privilege =
-                        message.contains("`stored ")
+                        StoreError.namesItsRemedy(message)
                         ? "an access rule to write it (\(message))" : "the privilege the server named (\(message))"
                     refusals[key] = .writeNotPermitted(location: backend.location, key: key, privilege: privilege)
                 }

@@ -174,7 +174,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Key '\(key)' already exists. Remove it first or pass overwrite: true."
         case .readOnly(let path):
             "'\(path)' is open read-only; nothing was written."
-        case .writeNotPermitted(let location, let key?, let privilege) where privilege.contains("`stored "):
+        case .writeNotPermitted(let location, let key?, let privilege) where Self.namesItsRemedy(privilege):
             // An access rule, which says how to get it (not table privileges); the role may not even read.
             "Cannot write '\(key)' to '\(location)': this role lacks \(privilege); nothing was written."
         case .writeNotPermitted(let location, let key?, let privilege):
@@ -208,12 +208,16 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether `text` is StoredKit's own explanation naming the `stored` command to run (`stored access
+    /// … grant`, `stored postgres-setup`): then no generic remedy is added, and a lost access rule is
+    /// not called a table privilege.
+    static func namesItsRemedy(_ text: String) -> Bool { text.contains("`stored ") }
+
     /// The remedy for an SQLSTATE, made precise by the server's message where one code has
     /// several causes (a statement cancelled by its timeout or by another session).
     private static func postgresAdvice(_ code: String, _ message: String) -> String {
-        // StoredKit's own messages that name the `stored` command to run (`stored access … grant`, `stored
-        // postgres-setup`) carry their remedy: the code's generic one would contradict it ("GRANT …", "dropped").
-        if message.contains("`stored ") { return "Nothing was changed." }
+        // The code's generic remedy would contradict the one named ("GRANT …", "dropped").
+        if namesItsRemedy(message) { return "Nothing was changed." }
         switch code {
         case "42P01" where message.contains("storedkit"):
             return "StoredKit's table was dropped after the store opened it; the next write or open creates it again, "

@@ -75,7 +75,7 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
             "'\(path)' was corrupt (\(reason)); moved to '\(movedTo)', store opened empty."
         case .commitFailed(.readOnly(let path)):
             "Write refused: '\(path)' is open read-only (its data is newer than this app); nothing was written."
-        case .commitFailed(.writeNotPermitted(let location, let key, let privilege)) where privilege.contains("`stored "):
+        case .commitFailed(.writeNotPermitted(let location, let key, let privilege)) where StoreError.namesItsRemedy(privilege):
             "Write of '\(key ?? "schema version")' refused: the role of '\(location)' lacks \(privilege); nothing was written."
         case .commitFailed(.writeNotPermitted(let location, let key, let privilege)):
             "Write of '\(key ?? "schema version")' refused: '\(location)' is open with a role that may only read "
