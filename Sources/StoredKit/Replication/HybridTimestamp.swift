@@ -1,0 +1,55 @@
+import Foundation
+
+/// A point on a hybrid logical clock (Kulkarni et al., 2014): the wall-clock milliseconds the
+/// clock had reached, and a counter that orders events within one millisecond (or while the
+/// wall clock lags behind a time heard from elsewhere).
+///
+/// Timestamps order by milliseconds, then counter. A change stamped after its writer saw another
+/// one's stamp is greater than it, whatever either machine's wall clock said, and otherwise the
+/// later wall clock wins: this is what the offline replica's last-writer-wins merge compares.
+///
+/// ```swift
+/// let a = HybridTimestamp(milliseconds: 1_700_000_000_000, counter: 0)
+/// let b = HybridTimestamp(milliseconds: 1_700_000_000_000, counter: 1)
+/// a < b  //=> true
+/// b.description  //=> "1700000000000.1"
+/// ```
+package struct HybridTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Wall-clock time in milliseconds since 1970 (the paper's `l`): never below the physical
+    /// clock at the event, possibly above it when a later time was heard from another machine.
+    package var milliseconds: Int64
+    /// Orders events that share `milliseconds` (the paper's `c`).
+    package var counter: UInt32
+
+    /// The timestamp before every event: what a replica that never wrote starts from.
+    package static let zero = HybridTimestamp(milliseconds: 0, counter: 0)
+
+    /// A timestamp from its two parts, as stored.
+    package init(milliseconds: Int64, counter: UInt32) {
+        self.milliseconds = milliseconds
+        self.counter = counter
+    }
+
+    /// The time `milliseconds` stands for, for messages and `stored info`.
+    package var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1_000) }
+
+    /// `milliseconds.counter`, the form messages print.
+    package var description: String { "\(milliseconds).\(counter)" }
+
+    /// Parses ``description``'s form; nil for anything else (a garbled or hand-edited stamp).
+    ///
+    /// ```swift
+    /// HybridTimestamp("1700000000000.1")?.counter  //=> 1
+    /// HybridTimestamp("soon")  //=> nil
+    /// ```
+    package init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let milliseconds = Int64(parts[0]), milliseconds >= 0, let counter = UInt32(parts[1])
+        else { return nil }
+        self.init(milliseconds: milliseconds, counter: counter)
+    }
+
+    package static func < (lhs: HybridTimestamp, rhs: HybridTimestamp) -> Bool {
+        (lhs.milliseconds, lhs.counter) < (rhs.milliseconds, rhs.counter)
+    }
+}
