@@ -1,4 +1,4 @@
-/// The storage under a ``PreferenceStore``: five small duties (and two optional ones), so anyone can plug in another store.
+/// The storage under a ``PreferenceStore``: five small duties (and four optional ones), so anyone can plug in another store.
 ///
 /// The engine keeps the whole snapshot in memory and calls the backend only to load it,
 /// to commit batches of changes, to run an exclusive read-modify-write and to learn that
@@ -99,6 +99,18 @@ public protocol Backend: AnyObject, Sendable {
     /// reporting.missingWritePrivilege  //=> "INSERT on storedkit.namespaces, UPDATE on storedkit.namespaces, ..."
     /// ```
     var missingWritePrivilege: String? { get }
+
+    /// The clock of a backend that merges concurrent writes from several replicas by when each
+    /// was made (the last one made wins, not the last one committed); `nil` for one that simply
+    /// keeps what it is given. The store stamps every `set` and removal with ``HybridLogicalClock/tick()``
+    /// when it is made and hands the stamps over in ``BackendChanges/stamps``, so a write that
+    /// waited offline for a week keeps the time it was made. The default is `nil`.
+    ///
+    /// ```swift
+    /// let clock = HybridLogicalClock()
+    /// var writeClock: HybridLogicalClock? { clock }
+    /// ```
+    var writeClock: HybridLogicalClock? { get }
 }
 
 extension Backend {
@@ -122,6 +134,13 @@ extension Backend {
     /// MemoryBackend().missingWritePrivilege  //=> nil
     /// ```
     public var missingWritePrivilege: String? { nil }
+
+    /// `nil`: a backend that keeps what it is given, in commit order (see the requirement).
+    ///
+    /// ```swift
+    /// MemoryBackend().writeClock  //=> nil
+    /// ```
+    public var writeClock: HybridLogicalClock? { nil }
 }
 
 /// Everything a backend holds: the values and the schema version that migrations maintain.
@@ -199,6 +218,15 @@ public struct BackendChanges: Sendable {
     /// changes.durability  //=> .immediate
     /// ```
     public var durability: Durability
+    /// When each write of ``values`` was made, for a backend with a ``Backend/writeClock``: the
+    /// store's `set`s and removals are stamped when made, and a key with no stamp here (a
+    /// transaction's, an `update`'s, a migration's) is the backend's to stamp at commit. Empty
+    /// for every other backend.
+    ///
+    /// ```swift
+    /// changes.stamps["volume"]  //=> 1780000000000.0, the moment of the set
+    /// ```
+    public var stamps: [String: HybridTimestamp] = [:]
 
     /// Creates a batch.
     ///

@@ -16,25 +16,41 @@ import Synchronization
 /// clock.witness(theirs)                        // a stamp read from the server, a day ahead
 /// clock.tick() > theirs                        //=> true: this change saw theirs
 /// ```
-package final class HybridLogicalClock: Sendable {
+public final class HybridLogicalClock: Sendable {
     private let state: Mutex<HybridTimestamp>
     private let physical: @Sendable () -> Int64
 
     /// A clock that resumes after `last` (what an earlier run persisted), reading the wall clock
     /// through `physical` (milliseconds since 1970; tests pass a clock of their own).
-    package init(last: HybridTimestamp = .zero, physical: @escaping @Sendable () -> Int64 = HybridLogicalClock.wallClock) {
+    ///
+    /// ```swift
+    /// let clock = HybridLogicalClock(last: persistedStamp)
+    /// ```
+    public init(last: HybridTimestamp = .zero, physical: @escaping @Sendable () -> Int64 = HybridLogicalClock.wallClock) {
         state = Mutex(last)
         self.physical = physical
     }
 
     /// The system's wall clock in milliseconds since 1970 (`CLOCK_REALTIME`, which `faketime` moves).
-    package static let wallClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)) }
+    ///
+    /// ```swift
+    /// HybridLogicalClock.wallClock()  //=> 1780000000000
+    /// ```
+    public static let wallClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)) }
 
-    /// The newest timestamp this clock has handed out or witnessed.
-    package var last: HybridTimestamp { state.withLock { $0 } }
+    /// The newest timestamp this clock has handed out or witnessed: what a replica persists.
+    ///
+    /// ```swift
+    /// clock.last  //=> 1780000000000.3
+    /// ```
+    public var last: HybridTimestamp { state.withLock { $0 } }
 
     /// Stamps a local event (a `set` or a removal): above every timestamp before it.
-    package func tick() -> HybridTimestamp {
+    ///
+    /// ```swift
+    /// let stamp = clock.tick()
+    /// ```
+    public func tick() -> HybridTimestamp {
         let now = physical()
         return state.withLock { last in
             if now > last.milliseconds {
@@ -48,8 +64,12 @@ package final class HybridLogicalClock: Sendable {
 
     /// Moves past `remote`, a timestamp read from another replica (the paper's receive event), so
     /// that every later ``tick()`` is above it; returns the clock's new ``last``.
+    ///
+    /// ```swift
+    /// clock.witness(stampReadFromTheServer)
+    /// ```
     @discardableResult
-    package func witness(_ remote: HybridTimestamp) -> HybridTimestamp {
+    public func witness(_ remote: HybridTimestamp) -> HybridTimestamp {
         let now = physical()
         return state.withLock { last in
             let top = max(last.milliseconds, remote.milliseconds, now)

@@ -27,13 +27,16 @@ extension PreferenceStore {
         let refusals: [StoreError]
         do {
             refusals = try withBackendLock {
-                let batch = state.withLock { state in
+                let (batch, stamps) = state.withLock { state in
                     state.flushScheduled = false
-                    defer { state.pending.removeAll() }
-                    return state.pending
+                    defer {
+                        state.pending.removeAll()
+                        state.pendingStamps.removeAll()
+                    }
+                    return (state.pending, state.pendingStamps)
                 }
                 guard !batch.isEmpty else { return [] }
-                return try commitRefusingAlone(batch)
+                return try commitRefusingAlone(batch, stamps: stamps)
             }
         } catch let error as StoreError {
             report(.commitFailed(error))

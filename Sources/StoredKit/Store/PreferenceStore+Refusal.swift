@@ -66,14 +66,15 @@ extension PreferenceStore {
     /// committed one, and the rest is committed again; the refusals are returned. A privilege the
     /// role lost since the open (PostgreSQL's 42501) refuses every key of the batch the same way,
     /// as ``StoreError/writeNotPermitted(location:key:privilege:)``. Any other failure keeps what
-    /// was not committed pending (for the next flush) and is thrown.
-    func commitRefusingAlone(_ batch: [String: StoredValue?]) throws -> [StoreError] {
+    /// was not committed pending (for the next flush) and is thrown. `stamps` say when each write
+    /// was made (``BackendChanges/stamps``), and stay with what is kept pending.
+    func commitRefusingAlone(_ batch: [String: StoredValue?], stamps: [String: HybridTimestamp]) throws -> [StoreError] {
         var remaining = batch
         var refusals: [String: StoreError] = [:]
         var fresh: BackendSnapshot?
         while !remaining.isEmpty {
             do {
-                fresh = try backend.commit(BackendChanges(values: remaining, durability: durability))
+                fresh = try backend.commit(changes(remaining, stamps: stamps))
                 break
             } catch StoreError.refused(let key, let reason) where remaining.index(forKey: key) != nil {
                 remaining.removeValue(forKey: key)
@@ -81,7 +82,7 @@ extension PreferenceStore {
             } catch let error as StoreError where error.refusesData {
                 // Refused data that the backend did not name (a server's SQLSTATE 22, 23 or 54, SQLite's
                 // "too big"): each key alone finds it, rather than keeping the whole batch pending for ever.
-                refusals.merge(try commitEachAlone(remaining, after: error)) { $1 }
+                refusals.merge(try commitEachAlone(remaining, stamps: stamps, after: error)) { $1 }
                 remaining.removeAll()
                 fresh = try? backend.load()  // the commits' own snapshots are each older than the next commit
             } catch StoreError.postgres(_, "42501", let message) {
@@ -97,7 +98,7 @@ extension PreferenceStore {
                 remaining.removeAll()
                 fresh = try? backend.load()
             } catch {
-                keepPending(remaining)
+                keepPending(remaining, stamps: stamps)
                 throw StoreError(error, path: backend.location, operation: "commit")
             }
         }
@@ -109,33 +110,44 @@ extension PreferenceStore {
     /// Commits each key of `batch` alone, after `error` refused the batch without naming a key;
     /// returns the keys refused alone. When every key of several fails, the keys are not the cause:
     /// they stay pending and `error` is thrown, as is any other failure.
-    private func commitEachAlone(_ batch: [String: StoredValue?], after error: StoreError) throws -> [String: StoreError] {
+    private func commitEachAlone(
+        _ batch: [String: StoredValue?], stamps: [String: HybridTimestamp], after error: StoreError
+    ) throws -> [String: StoreError] {
         var refused: [String: StoreError] = [:]
         let keys = batch.keys.sorted()
         for (index, key) in keys.enumerated() {
             do {
-                _ = try backend.commit(BackendChanges(values: [key: batch[key] ?? nil], durability: durability))
+                _ = try backend.commit(changes([key: batch[key] ?? nil], stamps: stamps))
             } catch let alone as StoreError where alone.refusesData {
                 refused[key] = .refused(key: key, reason: alone.description)
             } catch StoreError.refused(key, let reason) {
                 refused[key] = .refused(key: key, reason: reason)
             } catch {
-                keepPending(batch.filter { refused[$0.key] == nil && keys[index...].contains($0.key) })
+                keepPending(batch.filter { refused[$0.key] == nil && keys[index...].contains($0.key) }, stamps: stamps)
                 throw StoreError(error, path: backend.location, operation: "commit")
             }
         }
         if batch.count > 1, refused.count == batch.count {
-            keepPending(batch)
+            keepPending(batch, stamps: stamps)
             throw error
         }
         return refused
     }
 
-    /// Puts `values` back in the pending batch for the next flush, unless a newer local write replaced one meanwhile.
-    private func keepPending(_ values: [String: StoredValue?]) {
+    /// The batch of `values` at this store's durability, with the stamps of when they were made.
+    private func changes(_ values: [String: StoredValue?], stamps: [String: HybridTimestamp]) -> BackendChanges {
+        var changes = BackendChanges(values: values, durability: durability)
+        if !stamps.isEmpty { changes.stamps = stamps.filter { values.index(forKey: $0.key) != nil } }
+        return changes
+    }
+
+    /// Puts `values` back in the pending batch for the next flush, with the stamps of when they
+    /// were made, unless a newer local write replaced one meanwhile.
+    private func keepPending(_ values: [String: StoredValue?], stamps: [String: HybridTimestamp]) {
         state.withLock { state in
             for (key, value) in values where state.pending.index(forKey: key) == nil {
                 state.pending[key] = .some(value)
+                if let stamp = stamps[key] { state.pendingStamps[key] = stamp }
             }
         }
     }

@@ -12,6 +12,7 @@ extension PreferenceStore {
         applyLocally { state, slots in
             guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return false }
             state.pending[key] = .some(newValue)
+            if let writeClock { state.pendingStamps[key] = writeClock.tick() }  // made now, whenever it commits
             return true
         }
     }
@@ -40,6 +41,7 @@ extension PreferenceStore {
                 }
                 guard state.change(key, to: nil, origin: .local, slots: &slots) else { continue }
                 state.pending[key] = .some(nil)
+                if let writeClock { state.pendingStamps[key] = writeClock.tick() }
                 changed = true
             }
             return changed

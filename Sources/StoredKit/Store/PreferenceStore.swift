@@ -89,6 +89,8 @@ public final class PreferenceStore: Sendable {
     let dateValidatingBackend: (any DateValidatingBackend)?
     /// Whether the store was opened with layers: without them every read takes the one-layer path.
     let hasLayers: Bool
+    /// The backend's ``Backend/writeClock``, asked once: each `set` is stamped with it when made.
+    let writeClock: HybridLogicalClock?
 
     struct State {
         var values: [String: StoredValue]
@@ -97,6 +99,8 @@ public final class PreferenceStore: Sendable {
         var slots: [String: KeySlot] = [:]
         /// Local writes not yet committed; `nil` marks a removal.
         var pending: [String: StoredValue?] = [:]
+        /// When each write of `pending` was made, for a backend with a ``Backend/writeClock`` (empty otherwise).
+        var pendingStamps: [String: HybridTimestamp] = [:]
         var flushScheduled = false
         var reloadScheduled = false
         /// Reloads failed in a row; the next retry waits `reloadRetryDelays[reloadFailures - 1]`.
@@ -170,6 +174,7 @@ public final class PreferenceStore: Sendable {
         dateValidatingBackend = self.backend as? any DateValidatingBackend
         self.durability = durability
         isReadOnly = opened.isReadOnly
+        writeClock = backend.writeClock
         let (table, layerEvents) = LayerTable.load(layers)
         hasLayers = table != nil
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion, layers: table))
@@ -197,6 +202,7 @@ public final class PreferenceStore: Sendable {
         durability = .deferred
         isReadOnly = false
         hasLayers = false
+        writeClock = nil
         let snapshot = (try? backend.load()) ?? BackendSnapshot()
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion))
         StoreRegistry.shared.add(self)
