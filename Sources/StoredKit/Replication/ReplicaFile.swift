@@ -1,0 +1,369 @@
+import Foundation
+import Synchronization
+
+/// The local half of an offline replica: a StoredKit SQLite file (so `stored` and `sqlite3` read
+/// its values as any store's) that also keeps, in the same transactions as the values, each key's
+/// stamp, an outbox of the local writes no server has acknowledged, and who this replica is (see
+/// ``ReplicaSchema``).
+///
+/// Every local write is stamped (at the `set`, by the store, or here at commit) and queued in the
+/// outbox durably as its batch asks, so it survives exit, `kill -9` and a reboot, and a later
+/// process opening the file sends it. A write of a key whose stamp in the file is newer (a change
+/// made later elsewhere, merged meanwhile) loses here already. ``merge(_:)`` takes what a server
+/// holds, key by key: the higher (stamp, replica id) wins, removals included.
+///
+/// A file copied or restored from a backup is not its original: the replica id belongs to the
+/// file it was given to (device and inode), so the copy takes a new one and says which it was
+/// copied from.
+///
+/// ```swift
+/// let replica = ReplicaFile(at: URL(filePath: "/home/me/.local/state/app/prefs.replica.sqlite"))
+/// let store = try PreferenceStore(replica)
+/// store.set(2, forKey: "volume")
+/// try store.flush()
+/// try replica.pendingWrites().map(\.key)  //=> ["volume"]
+/// ```
+package final class ReplicaFile: Backend {
+    /// The SQLite store underneath: the values, in the file's own tables.
+    package let sqlite: SQLiteBackend
+    private let clock: HybridLogicalClock
+    private let identity = Mutex<Identity?>(nil)
+
+    /// Who the replica is, as the file says.
+    package struct Identity: Sendable, Equatable {
+        /// The replica's random id: the tie-break between equal stamps, and the outbox's name on a server.
+        package var replicaID: String
+        /// The id of the replica this file was copied from, when it was (nil: the original).
+        package var copiedFrom: String?
+        /// The file the id was given to (device and inode).
+        var device: UInt64
+        var inode: UInt64
+
+        /// Whether `file` is the one this id was given to.
+        func belongs(to file: FileIdentity?) -> Bool { file?.device == device && file?.inode == inode }
+    }
+
+    /// A write a server has not acknowledged yet: the key's value and stamp as they are now.
+    package struct PendingWrite: Sendable, Equatable {
+        package var key: String
+        /// The value to send; nil sends a removal.
+        package var value: StoredValue?
+        package var stamp: HybridTimestamp
+        /// The replica that made the write (this one, or the one this file was copied from).
+        package var replicaID: String
+        /// The outbox sequence of the key's latest write: ``acknowledge(through:)`` takes it.
+        package var sequence: Int64
+        package var queuedAt: Date
+    }
+
+    /// A key's value as another replica or a server holds it, with its stamp.
+    package struct RemoteWrite: Sendable, Equatable {
+        package var key: String
+        /// nil: removed.
+        package var value: StoredValue?
+        package var stamp: HybridTimestamp
+        package var replicaID: String
+
+        /// A remote write of `key`.
+        package init(key: String, value: StoredValue?, stamp: HybridTimestamp, replicaID: String) {
+            self.key = key
+            self.value = value
+            self.stamp = stamp
+            self.replicaID = replicaID
+        }
+    }
+
+    /// A replica in the SQLite file at `url` (created when missing), whose writes `clock` stamps.
+    package init(at url: URL, corruption: CorruptionPolicy = .quarantine, clock: HybridLogicalClock = HybridLogicalClock()) {
+        sqlite = SQLiteBackend(at: url, corruption: corruption)
+        self.clock = clock
+    }
+
+    package var location: String { sqlite.location }
+
+    /// The clock the store stamps each `set` with; it resumes past every stamp the file holds.
+    package var writeClock: HybridLogicalClock? { clock }
+
+    /// Reads the values, and makes sure the file knows who it is (a copy takes a new id here).
+    package func load() throws -> BackendSnapshot {
+        let snapshot = try sqlite.load()
+        _ = try currentIdentity()
+        return snapshot
+    }
+
+    package func validate(_ value: StoredValue, forKey key: String) throws {
+        try sqlite.validate(value, forKey: key)
+    }
+
+    /// Commits the batch with its stamps and outbox entries in one transaction. A key whose stamp
+    /// in the file is newer than the write's (merged from elsewhere after the `set`) keeps the
+    /// newer value: the fresh snapshot then shows it.
+    package func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
+        let (lost, changedElsewhere) = try sqlite.withCompanionTransaction(
+            durability: changes.durability,
+            decide: { _, connection in try stampedLocal(changes, connection) },
+            record: { changes, connection in try recordLocal(changes, connection) })
+        return lost || changedElsewhere ? try sqlite.load() : nil
+    }
+
+    package func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+        try sqlite.withCompanionTransaction(
+            durability: .immediate,
+            decide: { snapshot, connection in
+                let (changes, value) = try body(snapshot)
+                return (try stampedLocal(changes, connection).changes, value)
+            },
+            record: { changes, connection in try recordLocal(changes, connection) }
+        ).result
+    }
+
+    package func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
+        try sqlite.startWatching(onChange)
+    }
+
+    package func stopWatching() {
+        sqlite.stopWatching()
+    }
+
+    // MARK: The outbox
+
+    /// The oldest `limit` writes the server has not acknowledged, in the order they were made.
+    package func pendingWrites(limit: Int = 1_000) throws -> [PendingWrite] {
+        try sqlite.withCompanionReading { connection in
+            guard try hasTables(connection) else { return [] }
+            var writes: [PendingWrite] = []
+            try connection.withStatement(ReplicaSchema.pending) { statement in
+                try statement.bind(.integer(Int64(limit)))
+                while try statement.step() {
+                    var value: StoredValue?
+                    if case .text = statement.value(at: 6) {
+                        let kind = statement.withBytes(at: 6) { SQLiteValueColumns.Kind($0) }
+                        // A row that does not decode cannot be sent: it stays local, as a store leaves it.
+                        guard let decoded = SQLiteValueColumns.value(kind: kind, column: statement.value(at: 7)) else { continue }
+                        value = decoded
+                    }
+                    let stamp = HybridTimestamp(
+                        milliseconds: statement.integer(at: 3), counter: UInt32(clamping: statement.integer(at: 4)))
+                    writes.append(
+                        PendingWrite(
+                            key: statement.text(at: 0), value: value, stamp: stamp, replicaID: statement.text(at: 5),
+                            sequence: statement.integer(at: 1),
+                            queuedAt: Date(timeIntervalSince1970: Self.real(statement.value(at: 2)))))
+                }
+            }
+            return writes
+        }
+    }
+
+    /// How many writes wait for a server, and when the oldest of them was queued.
+    package func pendingSummary() throws -> (count: Int, oldest: Date?) {
+        try sqlite.withCompanionReading { connection in
+            guard try hasTables(connection) else { return (0, nil) }
+            return try connection.withStatement(ReplicaSchema.pendingSummary) { statement in
+                guard try statement.step() else { return (0, nil) }
+                let oldest = statement.value(at: 1)
+                return (Int(statement.integer(at: 0)), oldest == .null ? nil : Date(timeIntervalSince1970: Self.real(oldest)))
+            }
+        }
+    }
+
+    /// Drops the outbox entries up to `sequence`, which a server has recorded. A key written again
+    /// since has a later sequence and stays.
+    package func acknowledge(through sequence: Int64) throws {
+        _ = try sqlite.withCompanionTransaction(
+            durability: .deferred, decide: { _, _ in (BackendChanges(), ()) },
+            record: { _, connection in
+                try connection.withStatement(ReplicaSchema.acknowledge) { statement in
+                    try statement.bind(.integer(sequence))
+                    try statement.run()
+                }
+            })
+    }
+
+    /// Takes what another replica or a server holds: each write whose (stamp, replica id) is above
+    /// the file's for its key replaces the local value (a removal removes it), and a pending local
+    /// write of that key, which lost, leaves the outbox. The clock moves past every stamp seen.
+    /// Returns the keys whose pending local write lost.
+    @discardableResult
+    package func merge(_ remote: [RemoteWrite]) throws -> [String] {
+        var winners: [String: RemoteWrite] = [:]
+        return try sqlite.withCompanionTransaction(
+            durability: .deferred,
+            decide: { _, connection in
+                _ = try identityWithin(connection)  // a file merged into before its first load: its tables
+                var changes = BackendChanges()
+                var lost: [String] = []
+                for write in remote {
+                    clock.witness(write.stamp)
+                    if let held = try heldStamp(of: write.key, connection), (write.stamp, write.replicaID) <= held { continue }
+                    if let current = winners[write.key], (write.stamp, write.replicaID) <= (current.stamp, current.replicaID) {
+                        continue
+                    }
+                    winners[write.key] = write
+                    changes.values[write.key] = .some(write.value)
+                    if try isQueued(write.key, connection) { lost.append(write.key) }
+                }
+                return (changes, lost.sorted())
+            },
+            record: { _, connection in
+                for write in winners.values {
+                    try upsertStamp(write.key, write.stamp, write.replicaID, connection)
+                    try connection.withStatement(ReplicaSchema.dequeue) { statement in
+                        try statement.bind(.text(write.key))
+                        try statement.run()
+                    }
+                }
+            }
+        ).result
+    }
+
+    // MARK: Identity
+
+    /// The file's identity, established once per file: a new file gets an id, a copy a new one.
+    package func currentIdentity() throws -> Identity {
+        let file = try FileIdentity.of(path: sqlite.path)
+        if let known = identity.withLock({ $0 }), known.belongs(to: file) { return known }
+        let established = try sqlite.withCompanionTransaction(
+            durability: .immediate, decide: { _, connection in (BackendChanges(), try establishIdentity(connection)) },
+            record: { _, _ in }
+        ).result
+        identity.withLock { $0 = established }
+        return established
+    }
+
+    /// Reads (or gives) the id inside a write transaction, and moves the clock past the file's stamps.
+    private func establishIdentity(_ connection: SQLiteConnection) throws -> Identity {
+        if try !hasTables(connection) { try connection.execute(ReplicaSchema.create) }
+        guard let file = try FileIdentity.of(path: sqlite.path) else {
+            throw StoreError.io(path: sqlite.path, operation: "identify the replica file", errno: ENOENT)
+        }
+        let row = try connection.withStatement(ReplicaSchema.selectReplica) {
+            statement -> (String, UInt64, UInt64, String?, HybridTimestamp)? in
+            guard try statement.step() else { return nil }
+            let copiedFrom = statement.value(at: 3) == .null ? nil : statement.text(at: 3)
+            let last = HybridTimestamp(
+                milliseconds: statement.integer(at: 4), counter: UInt32(clamping: statement.integer(at: 5)))
+            return (
+                statement.text(at: 0), UInt64(bitPattern: statement.integer(at: 1)), UInt64(bitPattern: statement.integer(at: 2)),
+                copiedFrom, last
+            )
+        }
+        if let row { clock.witness(row.4) }
+        if let newest = try connection.withStatement(
+            ReplicaSchema.newestStamp,
+            { statement in
+                try statement.step()
+                    ? HybridTimestamp(milliseconds: statement.integer(at: 0), counter: UInt32(clamping: statement.integer(at: 1)))
+                    : nil
+            })
+        {
+            clock.witness(newest)
+        }
+        if let row, row.1 == file.device, row.2 == file.inode {
+            return Identity(replicaID: row.0, copiedFrom: row.3, device: file.device, inode: file.inode)
+        }
+        // A new file, or one whose id was given to another file: this one is a copy (or a restored backup).
+        let identity = Identity(
+            replicaID: UUID().uuidString.lowercased(), copiedFrom: row?.0, device: file.device, inode: file.inode)
+        try connection.withStatement(ReplicaSchema.giveIdentity) { statement in
+            try statement.bind(
+                .text(identity.replicaID), .integer(Int64(bitPattern: file.device)), .integer(Int64(bitPattern: file.inode)),
+                identity.copiedFrom.map { .text($0) } ?? .null)
+            try statement.run()
+        }
+        return identity
+    }
+
+    // MARK: Internals
+
+    /// `changes` with every key stamped (a stamp the store took at the `set`, or one taken now),
+    /// less the writes that a newer stamp in the file beats; and whether there was such a write.
+    private func stampedLocal(_ changes: BackendChanges, _ connection: SQLiteConnection) throws -> (
+        changes: BackendChanges, lost: Bool
+    ) {
+        let me = try identityWithin(connection)
+        var kept = changes
+        var lost = false
+        for key in changes.values.keys {
+            let stamp = changes.stamps[key] ?? clock.tick()
+            if let held = try heldStamp(of: key, connection), (stamp, me.replicaID) < held {
+                kept.values.removeValue(forKey: key)
+                kept.stamps.removeValue(forKey: key)
+                lost = true
+                continue
+            }
+            kept.stamps[key] = stamp
+        }
+        return (kept, lost)
+    }
+
+    /// Writes the stamps of a local batch and queues each key in the outbox.
+    private func recordLocal(_ changes: BackendChanges, _ connection: SQLiteConnection) throws {
+        guard !changes.values.isEmpty else { return }
+        let me = try identityWithin(connection)
+        var sequence = try connection.withStatement(ReplicaSchema.selectReplica) { statement in
+            try statement.step() ? statement.integer(at: 6) : 0
+        }
+        let now = Date().timeIntervalSince1970
+        for key in changes.values.keys.sorted() {
+            let stamp = changes.stamps[key] ?? clock.tick()
+            try upsertStamp(key, stamp, me.replicaID, connection)
+            sequence += 1
+            try connection.withStatement(ReplicaSchema.enqueue) { statement in
+                try statement.bind(.text(key), .integer(sequence), .real(now))
+                try statement.run()
+            }
+        }
+        let last = clock.last
+        try connection.withStatement(ReplicaSchema.recordProgress) { statement in
+            try statement.bind(.integer(last.milliseconds), .integer(Int64(last.counter)), .integer(sequence))
+            try statement.run()
+        }
+    }
+
+    /// The identity inside a transaction that may be the file's first, or a copy's.
+    private func identityWithin(_ connection: SQLiteConnection) throws -> Identity {
+        let file = try FileIdentity.of(path: sqlite.path)
+        if let known = identity.withLock({ $0 }), known.belongs(to: file) { return known }
+        let established = try establishIdentity(connection)
+        identity.withLock { $0 = established }
+        return established
+    }
+
+    private func hasTables(_ connection: SQLiteConnection) throws -> Bool {
+        try connection.scalar(ReplicaSchema.hasTables) == .integer(1)
+    }
+
+    private func heldStamp(of key: String, _ connection: SQLiteConnection) throws -> (HybridTimestamp, String)? {
+        try connection.withStatement(ReplicaSchema.selectStamp) { statement in
+            try statement.bind(.text(key))
+            guard try statement.step() else { return nil }
+            return (
+                HybridTimestamp(milliseconds: statement.integer(at: 0), counter: UInt32(clamping: statement.integer(at: 1))),
+                statement.text(at: 2)
+            )
+        }
+    }
+
+    private func isQueued(_ key: String, _ connection: SQLiteConnection) throws -> Bool {
+        try connection.withStatement("SELECT 1 FROM replica_outbox WHERE key = ?1") { statement in
+            try statement.bind(.text(key))
+            return try statement.step()
+        }
+    }
+
+    private func upsertStamp(_ key: String, _ stamp: HybridTimestamp, _ replica: String, _ connection: SQLiteConnection) throws {
+        try connection.withStatement(ReplicaSchema.upsertStamp) { statement in
+            try statement.bind(.text(key), .integer(stamp.milliseconds), .integer(Int64(stamp.counter)), .text(replica))
+            try statement.run()
+        }
+    }
+
+    private static func real(_ value: SQLiteColumnValue) -> Double {
+        switch value {
+        case .real(let number): number
+        case .integer(let number): Double(number)
+        default: 0
+        }
+    }
+}
