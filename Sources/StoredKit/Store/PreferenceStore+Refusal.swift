@@ -96,6 +96,7 @@ extension PreferenceStore {
                 }
                 remaining.removeAll()
                 fresh = try? backend.load()
+                becomeReadOnlyIfBackendMayOnlyRead()
             } catch {
                 keepPending(remaining)
                 throw StoreError(error, path: backend.location, operation: "commit")
