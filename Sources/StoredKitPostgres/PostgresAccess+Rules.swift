@@ -172,6 +172,23 @@ extension PostgresAccess {
             }
     }
 
+    /// The connecting role when the access rules limit what it sees (nil: it sees every row, as the
+    /// tables' owner, a superuser or a `BYPASSRLS` role does), so a tool that finds nothing can say
+    /// whether there is nothing or only nothing this role may see.
+    ///
+    /// ```swift
+    /// try PostgresAccess.limitedRole(url: "postgresql://support@db/prefs")  //=> "support"
+    /// ```
+    package static func limitedRole(url: String) throws -> String? {
+        let connection = try PostgresConnection(address: PostgresAddress(url))
+        guard try PostgresLayout.check(connection) != nil else { return nil }
+        let row = try connection.query(
+            "SELECT current_user, pg_catalog.row_security_active('storedkit.preferences')"
+        ).first
+        guard let row, row.count == 2, row[1] == "t" else { return nil }
+        return row[0]
+    }
+
     /// Why `role` would bypass the policies (nil: it would not); throws when it does not exist.
     static func bypassReason(role: String, _ connection: PostgresConnection) throws -> String? {
         let row = try connection.query(bypassCheck, [role]).first ?? []

@@ -38,6 +38,12 @@ extension Command {
             guard arguments.positionals.count == 2 else { throw CLIError.usage("access", "list takes no more arguments") }
             let rules = try PostgresAccess.rules(url: server.url)
             guard !rules.isEmpty else {
+                // A limited role sees only the rules that apply to it: others may have some.
+                if let role = try PostgresAccess.limitedRole(url: server.url) {
+                    return console.error(
+                        "no access rule applies to '\(role)' on \(server.server), so it sees no namespace; the "
+                            + "database's owner sees every role's rules with 'stored access URL list'.")
+                }
                 return console.error(
                     "\(server.server) has no access rule: only its owner, superusers and BYPASSRLS roles see namespaces.")
             }

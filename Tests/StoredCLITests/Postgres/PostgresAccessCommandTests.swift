@@ -139,6 +139,43 @@ struct PostgresAccessCommandTests {
         #expect(try cli.run("access", owner, "list").stdout.contains("\(cluster.app) user:* read\n"))
     }
 
+    /// Confirmations claim only what the server allows: a setup run again does not say a role whose
+    /// rules it kept "may read and write"; `layers` does not call a namespace its role may only read
+    /// writable; `namespaces` and `access list` do not say the server has none when the rules only hide them.
+    @Test func whatStoredConfirmsToALimitedRoleIsWhatTheServerAllows() throws {
+        let cluster = try PostgresSetupTests.Cluster()
+        defer { cluster.drop() }
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let owner = cluster.url(as: cluster.owner)
+        let app = cluster.url(as: cluster.app)
+        let setup = try cli.run(
+            "postgres-setup", owner, "--role", cluster.app, "--read-only-role", cluster.reader, "--apply")
+        #expect(setup.stdout.contains("'\(cluster.app)' may read and write every namespace"), "\(setup)")
+        #expect(setup.stdout.contains("'\(cluster.reader)' may read every namespace"), "\(setup)")
+        #expect(try cli.run("write", owner, "--namespace", "team:1", "k", "v").status == 0)
+        #expect(try cli.run("access", owner, "revoke", cluster.app, "*").status == 0)
+        #expect(try cli.run("access", owner, "grant", cluster.app, "team:*", "--read-only").status == 0)
+
+        let again = try cli.run("postgres-setup", owner, "--role", cluster.app, "--apply")
+        #expect(again.status == 0 && !again.stdout.contains("may read and write"), "\(again)")
+        #expect(again.stdout.contains("keeps its access rules (team:* (read))"), "\(again)")
+
+        let layers = try cli.run("layers", app, "--namespace", "team:1")
+        #expect(layers.lines.last?.hasSuffix("read-only") == true, "\(layers)")
+        #expect(try cli.run("layers", owner, "--namespace", "team:1").lines.last?.hasSuffix("writable") == true)
+
+        #expect(try cli.run("access", owner, "revoke", cluster.app, "team:*").status == 0)
+        #expect(try cli.run("access", owner, "grant", cluster.app, "user:*").status == 0)
+        let none = try cli.run("namespaces", app)
+        #expect(!none.errorOutput.contains("holds no StoredKit namespace"), "\(none)")
+        #expect(none.errorOutput.contains("no namespace that the access rules of '\(cluster.app)' cover"), "\(none)")
+        #expect(try cli.run("access", owner, "revoke", cluster.reader, "*").status == 0)
+        let rules = try cli.run("access", cluster.url(as: cluster.reader), "list")
+        #expect(!rules.errorOutput.contains("has no access rule:"), "\(rules)")
+        #expect(rules.errorOutput.contains("no access rule applies to '\(cluster.reader)'"), "\(rules)")
+    }
+
     @Test func roleNamesAndPatternsAreBoundNotSpliced() throws {
         let cluster = try PostgresSetupTests.Cluster()
         defer { cluster.drop() }
