@@ -13,8 +13,64 @@ extension PostgresAccess {
         package let role: String
         package let pattern: String
         package let writable: Bool
+        /// For a read-only rule: the read-write rules that still let its role write namespaces it
+        /// covers (the role's own, or those of a role it is a member of), since rules add up. Empty:
+        /// the rule means what it says.
+        package var shadows: [Shadow] = []
 
         package var description: String { "\(role) \(pattern) \(writable ? "readwrite" : "read")" }
+    }
+
+    /// A read-write rule under which a read-only rule limits nothing, or not everywhere.
+    ///
+    /// ```swift
+    /// let wider = PostgresAccess.Rule(role: "helpdesk", pattern: "*", writable: true)
+    /// PostgresAccess.Shadow(rule: wider, coversAll: true).rule.description  //=> "helpdesk * readwrite"
+    /// ```
+    package struct Shadow: Sendable, Hashable {
+        /// The read-write rule.
+        package let rule: Rule
+        /// Whether it covers every namespace the read-only rule covers (else only some of them).
+        package let coversAll: Bool
+    }
+
+    /// The read-only rules under read-write rules that apply to their role too (its own, or those of
+    /// a role it is a member of, as `pg_has_role(…, 'MEMBER')` counts membership, as the policies
+    /// do): `$1` role and `$2` pattern of one rule, or NULL for every rule the connecting role sees.
+    /// Columns: the read-only rule's role and pattern, the read-write rule's role and pattern,
+    /// whether the read-write rule covers every namespace the read-only one does. A rule that
+    /// overlaps only partly is listed too: the read-only rule is then untrue for some namespaces.
+    static let shadowingRules = """
+        SELECT r.role, r.pattern, w.role, w.pattern, covers FROM storedkit.access_rules AS r
+            JOIN storedkit.access_rules AS w ON w.writable AND NOT r.writable AND (w.role = r.role
+                OR pg_catalog.pg_has_role(pg_catalog.to_regrole(pg_catalog.quote_ident(r.role::text)),
+                    pg_catalog.to_regrole(pg_catalog.quote_ident(w.role::text)), 'MEMBER'))
+            CROSS JOIN LATERAL (SELECT CASE WHEN pg_catalog.right(r.pattern, 1) = '*'
+                THEN pg_catalog.right(w.pattern, 1) = '*' AND pg_catalog.left(r.pattern, -1) LIKE w.like_pattern
+                ELSE r.pattern LIKE w.like_pattern END) AS c(covers)
+            WHERE ($1::name IS NULL OR (r.role = $1::name AND r.pattern = $2::text))
+                AND (covers OR w.pattern LIKE r.like_pattern)
+            ORDER BY r.role, r.pattern, w.role, w.pattern
+        """
+
+    /// The read-write rules shadowing each read-only rule (``shadowingRules``), by the read-only rule's role and pattern.
+    static func shadows(of rule: (role: String, pattern: String)?, _ connection: PostgresConnection) throws
+        -> [Pair: [Shadow]]
+    {
+        var shadows: [Pair: [Shadow]] = [:]
+        for row in try connection.query(shadowingRules, [rule?.role, rule?.pattern]) {
+            guard row.count == 5, let role = row[0], let pattern = row[1], let wider = row[2], let widerPattern = row[3]
+            else { continue }
+            let shadow = Shadow(rule: Rule(role: wider, pattern: widerPattern, writable: true), coversAll: row[4] == "t")
+            shadows[Pair(role: role, pattern: pattern), default: []].append(shadow)
+        }
+        return shadows
+    }
+
+    /// A rule's key: its role and pattern.
+    struct Pair: Hashable {
+        let role: String
+        let pattern: String
     }
 
     /// Whether `role` would get past every policy, and why: `$1` role. Columns: whether it exists,
@@ -42,10 +98,16 @@ extension PostgresAccess {
     /// `BYPASSRLS` role, or a member of one), the pattern is empty or holds U+0000, or the
     /// connecting role does not own the schema.
     ///
+    /// Returns the rule as granted: a read-only one with the read-write rules that still let the
+    /// role write namespaces it covers (``Rule/shadows``), since rules add up.
+    ///
     /// ```swift
     /// try PostgresAccess.grant(url: "postgresql://owner@db/prefs", role: "team_blue", pattern: "team:blue:*", writable: true)
+    /// try PostgresAccess.grant(url: "postgresql://owner@db/prefs", role: "app", pattern: "user:*", writable: false)
+    ///     .shadows.map(\.rule.description)  //=> ["app * readwrite"] after `stored postgres-setup --role app`
     /// ```
-    package static func grant(url: String, role: String, pattern: String, writable: Bool) throws {
+    @discardableResult
+    package static func grant(url: String, role: String, pattern: String, writable: Bool) throws -> Rule {
         let connection = try PostgresConnection(address: PostgresAddress(url))
         let server = connection.address.description
         try validate(role: role, pattern: pattern, server: server)
@@ -62,7 +124,10 @@ extension PostgresAccess {
             try connection.query("SELECT set_config('storedkit.setup_role', $1, true)", [writable ? role : ""])
             try connection.query("SELECT set_config('storedkit.setup_read_only_role', $1, true)", [writable ? "" : role])
             try connection.run(PostgresSetup.grants)
+            var granted = Rule(role: role, pattern: pattern, writable: writable)
+            if !writable { granted.shadows = try shadows(of: (role, pattern), connection).values.first ?? [] }
             try connection.run("COMMIT")
+            return granted
         } catch {
             connection.rollback()
             throw ownerNeeded(error)
@@ -88,7 +153,8 @@ extension PostgresAccess {
         }
     }
 
-    /// Every rule the connecting role may see (all of them for the owner), by role and pattern.
+    /// Every rule the connecting role may see (all of them for the owner), by role and pattern; a
+    /// read-only rule with the read-write rules that shadow it (``Rule/shadows``).
     ///
     /// ```swift
     /// try PostgresAccess.rules(url: "postgresql://owner@db/prefs").map(\.description)  //=> ["support user:* read"]
@@ -96,11 +162,31 @@ extension PostgresAccess {
     package static func rules(url: String) throws -> [Rule] {
         let connection = try PostgresConnection(address: PostgresAddress(url))
         try ensureLayout(connection)
+        let shadows = try shadows(of: nil, connection)
         return try connection.query("SELECT role, pattern, writable FROM storedkit.access_rules ORDER BY role, pattern")
             .compactMap { row in
                 guard row.count == 3, let role = row[0], let pattern = row[1] else { return nil }
-                return Rule(role: role, pattern: pattern, writable: row[2] == "t")
+                var rule = Rule(role: role, pattern: pattern, writable: row[2] == "t")
+                rule.shadows = shadows[Pair(role: role, pattern: pattern)] ?? []
+                return rule
             }
+    }
+
+    /// The connecting role when the access rules limit what it sees (nil: it sees every row, as the
+    /// tables' owner, a superuser or a `BYPASSRLS` role does), so a tool that finds nothing can say
+    /// whether there is nothing or only nothing this role may see.
+    ///
+    /// ```swift
+    /// try PostgresAccess.limitedRole(url: "postgresql://support@db/prefs")  //=> "support"
+    /// ```
+    package static func limitedRole(url: String) throws -> String? {
+        let connection = try PostgresConnection(address: PostgresAddress(url))
+        guard try PostgresLayout.check(connection) != nil else { return nil }
+        let row = try connection.query(
+            "SELECT current_user, pg_catalog.row_security_active('storedkit.preferences')"
+        ).first
+        guard let row, row.count == 2, row[1] == "t" else { return nil }
+        return row[0]
     }
 
     /// Why `role` would bypass the policies (nil: it would not); throws when it does not exist.

@@ -45,7 +45,8 @@ public final class PostgresBackend: Backend {
         var hiddenSpellings: [String] = []
         /// The namespace's notification token as the last read found it (nil: no row yet).
         var notifyToken: String?
-        /// The role, when its access rules (``PostgresAccess``) let it only read this namespace, as the first read found it.
+        /// The role, when its access rules (``PostgresAccess``) let it only read this namespace, as
+        /// the first read found it or a write refused since (``explainedWriteRefusal(_:_:)``).
         var readOnlyRole: String?
         /// Whether a read found that no rule covers the namespace any more (reported once, until a read finds it again).
         var accessLost = false
@@ -175,7 +176,7 @@ public final class PostgresBackend: Backend {
                 record(changes, revision: revision, &state)
                 return fresh != nil ? takeSnapshot(&state) : nil
             } catch {
-                throw explainedWriteRefusal(error, on: state.server)
+                throw explainedWriteRefusal(error, &state)
             }
         }
     }
@@ -204,7 +205,7 @@ public final class PostgresBackend: Backend {
             } catch {
                 // The cache may hold what was just rolled back: the next read starts over.
                 state.cached = nil
-                throw explainedWriteRefusal(error, on: state.server)
+                throw explainedWriteRefusal(error, &state)
             }
         }
         guard let result else {
@@ -255,8 +256,9 @@ public final class PostgresBackend: Backend {
     }
 
     /// What this backend's role lacks to write the tables, as its first ``load()`` found it
-    /// (`has_table_privilege`); `nil` when it may write. A role granted `SELECT` alone opens a
-    /// read-only store that refuses every write at once.
+    /// (`has_table_privilege`), or a read-write access rule for the namespace when the role's rule
+    /// only reads it (found by the first load, or by a write the rule refused since); `nil` when it
+    /// may write. A role granted `SELECT` alone opens a read-only store that refuses every write at once.
     ///
     /// ```swift
     /// let reporting = PostgresBackend(url: "postgresql://reporting@db/prefs", namespace: "user:42")
@@ -393,16 +395,24 @@ public final class PostgresBackend: Backend {
     }
 
     /// `error`, or when the policies refused a write (the server says only "row-level security"),
-    /// what the rules say now: none covers the namespace any more, or only a read-only one.
-    func explainedWriteRefusal(_ error: any Error, on server: PostgresServer?) -> any Error {
-        guard case .postgres(_, "42501", let message)? = error as? StoreError, message.contains("row-level security"),
-            let server, server.underAccessControl,
+    /// what the rules say now: none covers the namespace any more, or only a read-only one, which
+    /// ``missingWritePrivilege`` then says too, so the store becomes read-only at once (as if it had
+    /// opened so) rather than sending every later write to the server to be refused.
+    func explainedWriteRefusal(_ error: any Error, _ state: inout State) -> any Error {
+        guard case .postgres(_, "42501", let message)? = error as? StoreError, let server = state.server else { return error }
+        guard message.contains("row-level security") else {
+            // A table privilege revoked since the open: ``missingWritePrivilege`` learns which.
+            try? server.withReading(timeout: timeout) { server.recheckWritePrivileges($0) }
+            return error
+        }
+        guard server.underAccessControl,
             let level = try? server.withReading(timeout: timeout, { try PostgresAccess.level(of: namespace, $0) })
         else { return error }
         switch level {
         case .none(let role, let rules):
             return PostgresAccess.refusal(namespace: namespace, role: role, rules: rules, server: server.address.description)
         case .read(let role):
+            state.readOnlyRole = role
             return PostgresAccess.readOnlyRefusal(namespace: namespace, role: role, server: server.address.description)
         case .unrestricted, .readWrite:
             return error  // a rule granted again meanwhile: the server's own words

@@ -237,6 +237,15 @@ final class PostgresServer: Sendable {
     /// ```
     var missingWritePrivilege: String? { missingPrivileges.withLock { $0 } }
 
+    /// Asks again what this process's role lacks to write (after the server refused a write for a
+    /// privilege, which a `REVOKE` since the first command explains), so ``missingWritePrivilege``
+    /// says what is true now. Best effort: a failed question keeps what was known.
+    func recheckWritePrivileges(_ connection: PostgresConnection) {
+        guard let row = try? connection.query(PostgresSchema.missingWritePrivileges).first, let missing = row.first
+        else { return }
+        missingPrivileges.withLock { $0 = missing }
+    }
+
     /// Whether this process's role is under access control (``PostgresAccess``): not the tables'
     /// owner, a superuser or a `BYPASSRLS` role. Then every namespace's open asks for its rule.
     var underAccessControl: Bool { accessControlled.withLock { $0 } }

@@ -74,15 +74,26 @@ package enum PostgresSetup {
 
     /// Runs the script on `url` as its role, the names bound as parameters; throws the server's
     /// error (a role that does not exist, a schema the role may not create, first-layout tables
-    /// it does not own).
-    package static func apply(url: String, role: String, readOnlyRole: String?) throws {
+    /// it does not own). Returns the access rules each named role has now, as the refusal of an
+    /// open lists them (`* (read-write)`; nil: none), since a role with rules already keeps them.
+    ///
+    /// ```swift
+    /// try PostgresSetup.apply(url: "postgresql://owner@db/prefs", role: "app", readOnlyRole: nil)  //=> ["app": "* (read-write)"]
+    /// ```
+    @discardableResult
+    package static func apply(url: String, role: String, readOnlyRole: String?) throws -> [String: String?] {
         let connection = try PostgresConnection(address: PostgresAddress(url))
         try connection.run("BEGIN")
         do {
             try connection.query("SELECT set_config('storedkit.setup_role', $1, true)", [role])
             try connection.query("SELECT set_config('storedkit.setup_read_only_role', $1, true)", [readOnlyRole ?? ""])
             for statement in statements { try connection.run(statement) }
+            var rules: [String: String?] = [:]
+            for name in [role, readOnlyRole ?? ""] where !name.isEmpty {
+                rules[name] = try connection.query(rulesOfRole, [name]).first?.first ?? nil
+            }
             try connection.run("COMMIT")
+            return rules
         } catch {
             connection.rollback()
             guard case .postgres(let server, "42501", let message)? = error as? StoreError, message.contains("storedkit_")
@@ -93,6 +104,12 @@ package enum PostgresSetup {
                     + "run the setup as that role, as a member of it (GRANT that role TO this one) or as a superuser")
         }
     }
+
+    /// `$1` role: its own access rules, as ``PostgresAccess/access`` lists them (NULL: none).
+    static let rulesOfRole = """
+        SELECT string_agg(pattern || CASE WHEN writable THEN ' (read-write)' ELSE ' (read)' END, ', ' ORDER BY pattern)
+            FROM storedkit.access_rules WHERE role = $1
+        """
 
     /// `text` as an SQL string literal (`standard_conforming_strings`, on since PostgreSQL 9.1).
     static func literal(_ text: String) -> String {

@@ -11,7 +11,8 @@ extension Command {
             Prints one line per layer in the order a key resolves: forced, environment, the user's
             store, defaults. Each line shows the layer, its file (or the variables' prefix), whether the
             file exists (or how many variables are set) and whether it is read-only: every layer but the
-            user's is, to StoredKit. A file that cannot be read is shown as unreadable (the reason goes to
+            user's is, to StoredKit, and the user's is when its file, or the server's grants and access
+            rules, forbid writing. A file that cannot be read is shown as unreadable (the reason goes to
             stderr, and to 'problem' in JSON), and a forced file the running user may write is reported on stderr.
             A suite name has the standard files of PreferenceStore.standard; the options add more.
             The store itself need not exist.
@@ -82,7 +83,8 @@ struct LayerRow {
         exists = try location.exists
         state = exists ? "exists" : "missing"
         if location.server != nil {
-            isReadOnly = false  // the server's grants decide, on the first write
+            // The server decides: its grants and access rules, which an open of the namespace learns.
+            isReadOnly = exists ? try location.openExisting().isReadOnly : false
         } else {
             let target = exists ? location.path : location.url.deletingLastPathComponent().path
             isReadOnly = access(target, W_OK) != 0

@@ -30,6 +30,12 @@ extension Command {
             return console.print(StoredValueJSON.encode(.array(objects)))
         }
         guard !namespaces.isEmpty else {
+            // The access rules may hide every namespace from this role: that is not "none yet".
+            if let role = try PostgresAccess.limitedRole(url: server.url) {
+                return console.error(
+                    "\(server.server) holds no namespace that the access rules of '\(role)' cover (it sees only "
+                        + "those); 'stored access URL list' shows its rules.")
+            }
             return console.error(
                 "\(server.server) holds no StoredKit namespace yet; 'stored write' or 'stored import' creates one.")
         }

@@ -45,9 +45,15 @@ extension Command {
             return console.print(PostgresSetup.script(role: role, readOnlyRole: readOnlyRole))
         }
         let server = try PostgresLocation(argument, namespace: "default")
-        try PostgresSetup.apply(url: server.url, role: role, readOnlyRole: readOnlyRole)
+        let rules = try PostgresSetup.apply(url: server.url, role: role, readOnlyRole: readOnlyRole)
+        // A role that had access rules keeps them: say what each may do now, not what the setup would give.
+        func may(_ name: String, default rule: String, _ verb: String) -> String {
+            let current = rules[name] ?? nil
+            if current == rule { return "'\(name)' may \(verb) every namespace" }
+            return "'\(name)' keeps its access rules (\(current ?? "none: it sees no namespace"))"
+        }
         console.print(
-            "StoredKit's tables are ready on \(server.server); '\(role)' may read and write them"
-                + (readOnlyRole.map { ", '\($0)' may read them" } ?? "") + ".")
+            "StoredKit's tables are ready on \(server.server); \(may(role, default: "* (read-write)", "read and write"))"
+                + (readOnlyRole.map { "; \(may($0, default: "* (read)", "read"))" } ?? "") + ".")
     }
 }

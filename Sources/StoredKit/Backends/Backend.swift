@@ -89,10 +89,12 @@ public protocol Backend: AnyObject, Sendable {
     func startSignalling(_ signal: @escaping @Sendable (BackendSignal) -> Void)
 
     /// What this backend lacks to write, when it found at ``load()`` that it may only read (a
-    /// PostgreSQL role granted `SELECT` alone); `nil` when it may write. The store asks once, after
-    /// its first load: it then opens read-only and refuses every write at once with
+    /// PostgreSQL role granted `SELECT` alone); `nil` when it may write. The store asks after its
+    /// first load: it then opens read-only and refuses every write at once with
     /// ``StoreError/writeNotPermitted(location:key:privilege:)`` naming this, and fails its open
-    /// when migrations are pending. The default is `nil`: a backend that can always write.
+    /// when migrations are pending. It asks again when a commit is refused for a privilege
+    /// (PostgreSQL's SQLSTATE 42501): a backend that now says what it lacks makes the store
+    /// read-only from then on. The default is `nil`: a backend that can always write.
     ///
     /// ```swift
     /// try reporting.load()

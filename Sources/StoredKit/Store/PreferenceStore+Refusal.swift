@@ -97,6 +97,7 @@ extension PreferenceStore {
                 }
                 remaining.removeAll()
                 fresh = try? backend.load()
+                becomeReadOnlyIfBackendMayOnlyRead()
             } catch {
                 keepPending(remaining, stamps: stamps)
                 throw StoreError(error, path: backend.location, operation: "commit")

@@ -55,7 +55,7 @@ extension PreferenceStore {
         // A plain write on an immediate store made in the body: committed once the section is left.
         defer { if needsFlush { try? flush() } }  // a failure is reported by flush; the writes stay pending
         let result = try withBackendLock {
-            let (outcome, fresh, staged) = try backend.withExclusiveAccess { fresh in
+            let (outcome, fresh, staged) = try exclusively { fresh in
                 let transaction = Transaction(base: fresh.values, store: self, layers: state.withLock { $0.layers })
                 defer { transaction.close() }
                 let outcome = try ExclusiveSection.enter(self, with: transaction, needsFlush: &needsFlush) {
@@ -71,6 +71,17 @@ extension PreferenceStore {
         }
         deliverChanges()
         return result
+    }
+
+    /// `body` in the writing backend's exclusive section. A refusal for a privilege (PostgreSQL's
+    /// 42501: an access rule made read-only since the open) may make the store read-only.
+    private func exclusively<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
+        do {
+            return try writingBackend.withExclusiveAccess(body)
+        } catch let error as StoreError {
+            if case .postgres(_, "42501", _) = error { becomeReadOnlyIfBackendMayOnlyRead() }
+            throw error
+        }
     }
 
     /// A transaction opened inside `outer`'s body on this store: a savepoint whose writes join

@@ -78,13 +78,22 @@ public final class PreferenceStore: Sendable {
     /// Whether writes are refused: the data is newer than this app (see ``NewerSchemaPolicy``), or
     /// the backend may only read (``Backend/missingWritePrivilege``, such as a PostgreSQL role
     /// granted `SELECT` alone: each write is then refused at once with
-    /// ``StoreError/writeNotPermitted(location:key:privilege:)``).
+    /// ``StoreError/writeNotPermitted(location:key:privilege:)``). A store becomes read-only while
+    /// open when a commit is refused for a privilege and its backend then says it may only read
+    /// (a PostgreSQL access rule made read-only): from then on it refuses as if it had opened so,
+    /// until it is opened again.
     ///
     /// ```swift
     /// try PreferenceStore(backend, migrations: migrations, whenNewer: .openReadOnly).isReadOnly  //=> true
     /// try PreferenceStore(.postgres(url: "postgresql://reporting@db/prefs")).isReadOnly  //=> true
     /// ```
-    public let isReadOnly: Bool
+    public var isReadOnly: Bool { openedReadOnly || becameReadOnly.load(ordering: .acquiring) }
+    /// Whether the store opened read-only (``backend`` is then a ``ReadOnlyBackend``).
+    let openedReadOnly: Bool
+    /// Whether the store learned since its open that its backend may only read (``writingBackend`` then refuses).
+    let becameReadOnly = Atomic<Bool>(false)
+    /// The refusing wrapper of ``backend`` made when the store became read-only while open.
+    let lateReadOnlyBackend = Mutex<ReadOnlyBackend?>(nil)
     /// `backend` as a ``DateValidatingBackend``, asked once here rather than on every write.
     let dateValidatingBackend: (any DateValidatingBackend)?
     /// Whether the store was opened with layers: without them every read takes the one-layer path.
@@ -173,7 +182,7 @@ public final class PreferenceStore: Sendable {
         self.backend = opened.isReadOnly ? ReadOnlyBackend(backend, missingPrivilege: opened.missingPrivilege) : backend
         dateValidatingBackend = self.backend as? any DateValidatingBackend
         self.durability = durability
-        isReadOnly = opened.isReadOnly
+        openedReadOnly = opened.isReadOnly
         writeClock = backend.writeClock
         let (table, layerEvents) = LayerTable.load(layers)
         hasLayers = table != nil
@@ -200,7 +209,7 @@ public final class PreferenceStore: Sendable {
         self.backend = backend
         dateValidatingBackend = nil
         durability = .deferred
-        isReadOnly = false
+        openedReadOnly = false
         hasLayers = false
         writeClock = nil
         let snapshot = (try? backend.load()) ?? BackendSnapshot()

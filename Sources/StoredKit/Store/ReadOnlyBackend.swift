@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The backend of a store opened read-only: reads and watching pass through, writes are refused.
 ///
 /// It sits between the store and the real backend so every write path (`set`, `flush`,
@@ -64,6 +66,24 @@ extension PreferenceStore {
 
     /// What a write of `key` on this read-only store is refused with.
     func readOnlyRefusal(forKey key: String?) -> StoreError {
-        (backend as? ReadOnlyBackend)?.refusal(forKey: key) ?? .readOnly(path: backend.location)
+        (writingBackend as? ReadOnlyBackend)?.refusal(forKey: key) ?? .readOnly(path: backend.location)
+    }
+
+    /// The backend writes go through: ``backend``, or the ``ReadOnlyBackend`` around it once the
+    /// store became read-only while open (``becomeReadOnlyIfBackendMayOnlyRead()``), so
+    /// `transaction` and `update` meet the refusal a store opened read-only gives.
+    var writingBackend: any Backend {
+        guard becameReadOnly.load(ordering: .acquiring) else { return backend }
+        return lateReadOnlyBackend.withLock { $0 } ?? backend
+    }
+
+    /// After a commit refused for a privilege (PostgreSQL's 42501): when the backend now says what
+    /// it lacks to write (``Backend/missingWritePrivilege``: an access rule made read-only since
+    /// the open), the store becomes read-only at once, as if it had opened so: each later write is
+    /// refused at `set`, typed, instead of being shown, sent and refused at commit.
+    func becomeReadOnlyIfBackendMayOnlyRead() {
+        guard !isReadOnly, let missing = backend.missingWritePrivilege else { return }
+        lateReadOnlyBackend.withLock { $0 = ReadOnlyBackend(backend, missingPrivilege: missing) }
+        becameReadOnly.store(true, ordering: .releasing)
     }
 }

@@ -88,6 +88,94 @@ struct PostgresAccessCommandTests {
         #expect(!readOnly.errorOutput.contains("prints the grants"), "\(readOnly)")
     }
 
+    /// Rules add up: a read-only rule under a wider read-write one (the role's own, or a group's
+    /// it is a member of) limits nothing, so `grant` must not say the role may "only read", must
+    /// name the wider rule and the `revoke` that makes the new one mean what it says, and `list`
+    /// must mark the shadowed rule.
+    @Test func aReadOnlyRuleUnderAWiderReadWriteOneIsNotCalledReadOnly() throws {
+        let cluster = try PostgresSetupTests.Cluster()
+        defer { cluster.drop() }
+        let group = "group_\(cluster.database.dropFirst(6))"
+        try cluster.sql("CREATE ROLE \(group) NOLOGIN; GRANT \(group) TO \(cluster.reader)")
+        defer { _ = try? cluster.sql("DROP OWNED BY \(group); DROP ROLE IF EXISTS \(group)") }
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let owner = cluster.url(as: cluster.owner)
+        let server = owner  // no password in the test URL: the server as messages show it
+        #expect(try cli.run("postgres-setup", owner, "--role", cluster.app, "--apply").status == 0)
+
+        let own = try cli.run("access", owner, "grant", cluster.app, "user:*", "--read-only")
+        #expect(own.status == 0, "\(own)")
+        #expect(!own.stdout.contains("only read") && !own.errorOutput.contains("may now only read"), "\(own)")
+        #expect(own.errorOutput.contains("'\(cluster.app)' may still write"), "\(own)")
+        #expect(own.errorOutput.contains("\(cluster.app) * readwrite"), "\(own)")
+        #expect(own.errorOutput.contains("stored access \(server) revoke \(cluster.app) '*'"), "\(own)")
+        // What it says is what the server does: the app still writes user:1.
+        #expect(try cli.run("write", cluster.url(as: cluster.app), "--namespace", "user:1", "k", "v").status == 0)
+
+        // Through a group: the group's rule is named, with the revoke and the membership to end.
+        #expect(try cli.run("access", owner, "grant", group, "*").status == 0)
+        let member = try cli.run("access", owner, "grant", cluster.reader, "user:*", "--read-only")
+        #expect(member.status == 0 && !member.stdout.contains("only read"), "\(member)")
+        #expect(member.errorOutput.contains("\(group) * readwrite"), "\(member)")
+        #expect(member.errorOutput.contains("a member of '\(group)'"), "\(member)")
+        #expect(member.errorOutput.contains("stored access \(server) revoke \(group) '*'"), "\(member)")
+
+        // A rule only partly under a read-write one: named too.
+        #expect(try cli.run("access", owner, "revoke", cluster.app, "*").status == 0)
+        #expect(try cli.run("access", owner, "grant", cluster.app, "user:4*").status == 0)
+        let partial = try cli.run("access", owner, "grant", cluster.app, "user:*", "--read-only")
+        #expect(!partial.stdout.contains("only read") && partial.errorOutput.contains("user:4* readwrite"), "\(partial)")
+
+        let list = try cli.run("access", owner, "list").stdout.split(separator: "\n").map(String.init)
+        #expect(list.contains { $0.hasPrefix("\(cluster.app) user:* read") && $0.contains("user:4* readwrite") }, "\(list)")
+        #expect(list.contains { $0.hasPrefix("\(cluster.reader) user:* read") && $0.contains("\(group) * readwrite") }, "\(list)")
+        #expect(list.contains("\(cluster.app) user:4* readwrite") && list.contains("\(group) * readwrite"), "\(list)")
+
+        // Once the wider rules are gone the rule means what it says, and grant says so.
+        #expect(try cli.run("access", owner, "revoke", cluster.app, "user:4*").status == 0)
+        let alone = try cli.run("access", owner, "grant", cluster.app, "user:*", "--read-only")
+        #expect(alone.stdout.contains("may now only read") && alone.errorOutput.isEmpty, "\(alone)")
+        #expect(try cli.run("access", owner, "list").stdout.contains("\(cluster.app) user:* read\n"))
+    }
+
+    /// Confirmations claim only what the server allows: a setup run again does not say a role whose
+    /// rules it kept "may read and write"; `layers` does not call a namespace its role may only read
+    /// writable; `namespaces` and `access list` do not say the server has none when the rules only hide them.
+    @Test func whatStoredConfirmsToALimitedRoleIsWhatTheServerAllows() throws {
+        let cluster = try PostgresSetupTests.Cluster()
+        defer { cluster.drop() }
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let owner = cluster.url(as: cluster.owner)
+        let app = cluster.url(as: cluster.app)
+        let setup = try cli.run(
+            "postgres-setup", owner, "--role", cluster.app, "--read-only-role", cluster.reader, "--apply")
+        #expect(setup.stdout.contains("'\(cluster.app)' may read and write every namespace"), "\(setup)")
+        #expect(setup.stdout.contains("'\(cluster.reader)' may read every namespace"), "\(setup)")
+        #expect(try cli.run("write", owner, "--namespace", "team:1", "k", "v").status == 0)
+        #expect(try cli.run("access", owner, "revoke", cluster.app, "*").status == 0)
+        #expect(try cli.run("access", owner, "grant", cluster.app, "team:*", "--read-only").status == 0)
+
+        let again = try cli.run("postgres-setup", owner, "--role", cluster.app, "--apply")
+        #expect(again.status == 0 && !again.stdout.contains("may read and write"), "\(again)")
+        #expect(again.stdout.contains("keeps its access rules (team:* (read))"), "\(again)")
+
+        let layers = try cli.run("layers", app, "--namespace", "team:1")
+        #expect(layers.lines.last?.hasSuffix("read-only") == true, "\(layers)")
+        #expect(try cli.run("layers", owner, "--namespace", "team:1").lines.last?.hasSuffix("writable") == true)
+
+        #expect(try cli.run("access", owner, "revoke", cluster.app, "team:*").status == 0)
+        #expect(try cli.run("access", owner, "grant", cluster.app, "user:*").status == 0)
+        let none = try cli.run("namespaces", app)
+        #expect(!none.errorOutput.contains("holds no StoredKit namespace"), "\(none)")
+        #expect(none.errorOutput.contains("no namespace that the access rules of '\(cluster.app)' cover"), "\(none)")
+        #expect(try cli.run("access", owner, "revoke", cluster.reader, "*").status == 0)
+        let rules = try cli.run("access", cluster.url(as: cluster.reader), "list")
+        #expect(!rules.errorOutput.contains("has no access rule:"), "\(rules)")
+        #expect(rules.errorOutput.contains("no access rule applies to '\(cluster.reader)'"), "\(rules)")
+    }
+
     @Test func roleNamesAndPatternsAreBoundNotSpliced() throws {
         let cluster = try PostgresSetupTests.Cluster()
         defer { cluster.drop() }

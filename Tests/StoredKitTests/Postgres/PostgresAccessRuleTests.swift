@@ -127,6 +127,52 @@ struct PostgresAccessRuleTests {
         #expect(owner.value(forKey: "n", as: Int.self) == 1)
     }
 
+    /// Once a write shows the store its rule became read-only, it is read-only as if it had opened
+    /// so: `isReadOnly`, and each later write refused at `set` (never shown in memory, never
+    /// committed), `update` and `transaction` with the same typed error.
+    @Test func aStoreWhoseRuleBecameReadOnlyIsReadOnlyFromTheFirstRefusalOn() throws {
+        let database = try AccessDatabase()
+        defer { database.drop() }
+        let store = try PreferenceStore(
+            .postgres(url: database.url(as: database.device), namespace: "user:42"), durability: .immediate)
+        store.set(1, forKey: "n")
+        #expect(!store.isReadOnly)
+        #expect(try PostgresAccess.revoke(url: database.ownerURL, role: database.device, pattern: "user:42"))
+        try PostgresAccess.grant(url: database.ownerURL, role: database.device, pattern: "user:42", writable: false)
+
+        store.set(2, forKey: "n")  // refused at commit: nothing told the store before
+        #expect(store.isReadOnly)
+        let seen = Mutex<[Int]>([])
+        let observation = store.observe(StoredKey<Int>("n", default: 0)) { change in
+            seen.withLock { $0.append(change.newValue) }
+        }
+        let before = store.recentEvents.count
+        store.set(3, forKey: "n")
+        #expect(seen.withLock { $0 }.isEmpty, "refused at set, so never shown")
+        #expect(store.value(forKey: "n", as: Int.self) == 1)
+        #expect(store.state.withLock { $0.pending.isEmpty })
+        let refusal = store.recentEvents.dropFirst(before).compactMap { event -> String? in
+            guard case .commitFailed(.writeNotPermitted(_, "n", let privilege)) = event else { return nil }
+            return privilege
+        }
+        #expect(refusal.count == 1 && refusal[0].contains("a read-write access rule for namespace 'user:42'"), "\(refusal)")
+        #expect {
+            try store.update(StoredKey<Int>("n", default: 0)) { $0 += 1 }
+        } throws: { error in
+            guard case .writeNotPermitted(_, "n", let privilege)? = error as? StoreError else { return false }
+            return privilege.contains("a read-write access rule")
+        }
+        #expect {
+            try store.transaction { $0.set(5, forKey: "m") }
+        } throws: { error in
+            guard case .writeNotPermitted(_, "m", _)? = error as? StoreError else { return false }
+            return true
+        }
+        let owner = try PreferenceStore(.postgres(url: database.ownerURL, namespace: "user:42"))
+        #expect(owner.value(forKey: "n", as: Int.self) == 1 && owner.value(forKey: "m", as: Int.self) == nil)
+        withExtendedLifetime(observation) {}
+    }
+
     @Test func aGrantAndARevokeWhileClientsRun() async throws {
         let database = try AccessDatabase()
         defer { database.drop() }

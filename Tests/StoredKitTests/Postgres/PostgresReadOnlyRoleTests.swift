@@ -166,5 +166,20 @@ struct PostgresRevokedPrivilegeTests {
             return privilege.contains("permission denied")
         }
         #expect(refused.count == 1, "\(store.recentEvents)")
+        // The refusal showed the store its role may only read: it is read-only from now on, as if it
+        // had opened so, and refuses the next write at set, naming the privileges the role lacks.
+        #expect(store.isReadOnly)
+        let seen = Mutex<[Int]>([])
+        let observation = store.observe(StoredKey<Int>("volume", default: 0)) { change in
+            seen.withLock { $0.append(change.newValue) }
+        }
+        store.set(3, forKey: "volume")
+        #expect(seen.withLock { $0 }.isEmpty, "refused at set, so never shown")
+        let atSet = store.recentEvents.filter { event in
+            guard case .commitFailed(.writeNotPermitted(_, "volume", let privilege)) = event else { return false }
+            return privilege.contains("INSERT on storedkit.namespaces")
+        }
+        #expect(atSet.count == 1, "\(store.recentEvents)")
+        withExtendedLifetime(observation) {}
     }
 }
