@@ -18,6 +18,8 @@ struct LayerStack: Sendable {
     /// The environment layer's prefix (`--env-prefix`) and the variables it reads, by name.
     let environmentPrefix: String?
     let environmentVariables: [String: String]
+    /// Where warnings about the layers go.
+    private let console = Console()
 
     /// The options every command that reads through layers accepts.
     static let options: [OptionSpec] = [
@@ -63,23 +65,24 @@ struct LayerStack: Sendable {
     var upper: [PreferenceLayer] { layers.filter(\.role.isAboveUser) }
     var lower: [PreferenceLayer] { layers.filter { !$0.role.isAboveUser } }
 
-    /// The layers over an empty user layer: what a reset leaves, which keys are forced, and the
-    /// files that cannot be read (a usage error unless `tolerating` them, as `stored layers` does).
-    func view(toleratingUnreadableFiles: Bool = false) throws -> PreferenceStore {
+    /// The layers over an empty user layer: what a reset leaves and which keys are forced. A layer
+    /// file that cannot be read is empty, as the library reads it; unless `warning` is false (`stored
+    /// layers` shows it in its table), that is said on stderr.
+    func view(warning: Bool = true) throws -> PreferenceStore {
         let store = try PreferenceStore(MemoryBackend(), layers: layers, durability: .immediate)
-        if !toleratingUnreadableFiles { try requireReadableFiles(store) }
+        if warning { warnAboutUnreadableFiles(store) }
         return store
     }
 
-    /// Stops with the usage status when a layer file could not be read at open: the command would
-    /// otherwise answer as if it were empty.
-    func requireReadableFiles(_ store: PreferenceStore) throws(CLIError) {
-        for event in store.recentEvents {
-            guard case .layerFileUnreadable(let path, let reason, _) = event else { continue }
-            throw CLIError(
-                .usage,
-                "Layer file '\(path)' cannot be read: \(Self.sentence(reason)) Fix the file, or leave it out of the command. "
-                    + "Run 'stored help \(command)'.")
+    /// Says on stderr, naming it, each layer file the store could not read at open. The library
+    /// reads such a file as an empty layer and reports it (``StoreEvent/layerFileUnreadable(path:reason:keptLastGood:)``),
+    /// so an app with it goes on; the command goes on as the app does, and the user learns why a
+    /// value of that file is missing.
+    func warnAboutUnreadableFiles(_ store: PreferenceStore) {
+        for case .layerFileUnreadable(let path, let reason, _) in store.recentEvents {
+            console.error(
+                "warning: layer file '\(path)' cannot be read: \(Self.sentence(reason)) It is read as empty, as an app "
+                    + "reads it. Fix the file, or leave it out of the command.")
         }
     }
 

@@ -136,13 +136,23 @@ struct StoreLocation: Sendable {
     }
 
     /// Opens an existing store that reads each key through `stack` too: the effective values an
-    /// app with those layers sees. A layer file that cannot be read stops the command (status 2).
+    /// app with those layers sees. A layer file that cannot be read is empty, as the library reads
+    /// it, with a warning.
+    ///
+    /// A store that does not exist yet reads, to an app, as its layers alone: so does this, when
+    /// a layer holds a value (with none, the store's absence is the answer: status 5). A watch
+    /// still needs the store, which it would otherwise create to watch it.
     func openExisting(through stack: LayerStack, watching: Bool = false) throws -> PreferenceStore {
         guard !stack.isEmpty else { return try openExisting(watching: watching) }
+        if !watching, try !exists {
+            let view = try stack.view()
+            guard !view.keys.isEmpty || !stack.environmentVariables.isEmpty else { try requireExisting(); return view }
+            return view
+        }
         try requireExisting()
         let store = try PreferenceStore(backend(creating: false), layers: stack.layers, durability: .immediate)
         if !watching { store.backend.stopWatching() }
-        try stack.requireReadableFiles(store)
+        stack.warnAboutUnreadableFiles(store)
         return store
     }
 
