@@ -115,6 +115,34 @@ struct LayerBadInputTests {
         }
     }
 
+    /// U+202E and the other bidirectional overrides, embeddings, isolates and marks reorder the text
+    /// a terminal shows around them (a file name, a key, a value): a diagnostic spells them out, as it
+    /// does control characters, whether they come from a garbled file or a key the user typed.
+    @Test("diagnostics spell out bidirectional controls, from a garbled file or a key")
+    func bidirectionalControlsInDiagnostics() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "prefs.plist", "count", "1", "--int")
+        let bidi = [
+            "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
+            "\u{200E}", "\u{200F}", "\u{061C}",
+        ].joined()
+        let spelled = #"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"#
+        try cli.write(
+            #"<?xml version="1.0"?><plist version="1.0"><dict><key>a</key><string>b</string>"# + bidi, to: "forced.plist")
+        let outcomes = [
+            try cli.run("write", "prefs.plist", "count", "2", "--int", "--forced", "forced.plist"),
+            try cli.run("layers", "prefs.plist", "--forced", "forced.plist"),
+            try cli.run("read", "prefs.plist", "gpj.\u{202E}exe"),  // a key as a spoofed file name
+        ]
+        for outcome in outcomes {
+            #expect(!outcome.errorOutput.unicodeScalars.contains { bidi.unicodeScalars.contains($0) }, "\(outcome)")
+        }
+        #expect(outcomes[0].errorOutput.contains(spelled), "\(outcomes[0])")
+        #expect(outcomes[1].errorOutput.contains(spelled), "\(outcomes[1])")
+        #expect(outcomes[2].errorOutput.contains(#"gpj.\u202eexe"#), "\(outcomes[2])")
+    }
+
     /// `keys` prints one key a line for scripts; a key holding a control character (a forced file's
     /// key can hold an escape sequence) is printed quoted and spelled out, never as bytes.
     @Test("keys prints a key holding control characters quoted, plain keys as they are")
