@@ -47,8 +47,13 @@ struct Command: Sendable {
 /// Console().print("volume: 0.5")
 /// ```
 struct Console: Sendable {
+    /// Writes `text` and a line break to stdout. Keys and values in it come from files the user
+    /// may not control, so what a terminal must not get is spelled out as on stderr (``error(_:)``);
+    /// inside JSON strings, the only place such scalars can be, that is JSON's own escape, so the
+    /// output reads back the same.
     func print(_ text: String) {
-        write(text.hasSuffix("\n") ? text : text + "\n", to: FileHandle.standardOutput)
+        let spelled = Self.spellingOutControlCharacters(text)
+        write(spelled.hasSuffix("\n") ? spelled : spelled + "\n", to: FileHandle.standardOutput)
     }
 
     func write(_ data: Data) {

@@ -156,4 +156,25 @@ struct LayerBadInputTests {
         #expect(outcome.lines == ["plain key", #""x\u001b]0;owned\u0007""#], "\(outcome)")
         #expect(!outcome.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(outcome)")
     }
+
+    /// What `stored` prints on stdout quotes keys and values of files it does not control: a
+    /// bidirectional override (U+202E) or a C1 control (U+009B, a terminal's one-byte CSI) in them is
+    /// spelled out as JSON spells it, in every form (`keys`, `read`, `read --json`, `find`), and the
+    /// JSON still reads back the same value.
+    @Test("stdout spells out bidirectional overrides and C1 controls of keys and values")
+    func bidirectionalControlsOnStdout() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "prefs.plist", "gpj.\u{202E}exe", "a\u{009B}2Jb\u{2067}c")
+        let unsafe: Set<Unicode.Scalar> = ["\u{202E}", "\u{009B}", "\u{2067}"]
+        for arguments in [["keys"], ["keys", "--json"], ["read"], ["read", "--json"], ["find", "exe"]] {
+            let outcome = try cli.run([arguments[0], "prefs.plist"] + arguments.dropFirst())
+            #expect(outcome.status == 0, "\(arguments): \(outcome)")
+            #expect(!outcome.stdout.unicodeScalars.contains(where: unsafe.contains), "\(arguments): \(outcome)")
+            #expect(outcome.stdout.contains(#"gpj.\u202eexe"#), "\(arguments): \(outcome)")
+        }
+        let json = try cli.run("read", "prefs.plist", "--json").output
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: String])
+        #expect(object == ["gpj.\u{202E}exe": "a\u{009B}2Jb\u{2067}c"])
+    }
 }
