@@ -86,6 +86,16 @@ struct LayerStack: Sendable {
         }
     }
 
+    /// Says on stderr which of `keys`, just written, the environment layer hides: the library
+    /// stores such a write and reports it (``StoreEvent/writeOverridden(key:source:)``), since an app
+    /// keeps reading the variable.
+    func warnAboutHiddenWrites(_ keys: some Sequence<String>, in view: PreferenceStore) {
+        for key in keys {
+            guard case .environment(let variable) = view.source(forKey: key) else { continue }
+            console.error("warning: '\(key)' was written, but the environment variable \(variable) hides it from apps.")
+        }
+    }
+
     /// Stops with status 7, naming the file, when an administrator forces any of `keys`.
     func requireUnforced(_ keys: [String], advice: String = "") throws {
         guard !isEmpty, !keys.isEmpty else { return }

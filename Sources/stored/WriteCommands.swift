@@ -34,9 +34,7 @@ extension Command {
         let store = try location.openForWriting()
         try store.transaction { $0.setStoredValue(value, forKey: key) }
         // Stored, but not what an app reads while the environment holds the key.
-        if let layers, case .environment(let variable) = layers.source(forKey: key) {
-            console.error("warning: '\(key)' was written, but the environment variable \(variable) hides it from apps.")
-        }
+        if let layers { stack.warnAboutHiddenWrites([key], in: layers) }
         if location.kind == .plist,
             let loss = try? PlistBytes.firstInexactValue([key: value], format: location.existingPlistFormat)
         {
@@ -87,7 +85,8 @@ extension Command {
         summary: "Rename a key atomically",
         discussion: """
             Moves the value of OLD to NEW in one transaction. Fails (status 3) if NEW already exists,
-            unless --overwrite is given. A forced OLD or NEW changes nothing (status 7).
+            unless --overwrite is given. A forced OLD or NEW changes nothing (status 7); a NEW the
+            --env-prefix environment hides is written, with a warning.
             """,
         options: [OptionSpec("overwrite", "Replace the value of NEW if it exists.")] + LayerStack.options,
         examples: ["stored rename prefs.plist tabs sidebar"],
@@ -96,7 +95,9 @@ extension Command {
         let location = try StoreLocation(arguments)
         let old = arguments.positionals[1]
         let new = try validKey(arguments.positionals[2])
-        try LayerStack(arguments, for: location, command: "rename").requireUnforced([old, new])
+        let stack = try LayerStack(arguments, for: location, command: "rename")
+        let layers = stack.isEmpty ? nil : try stack.view()
+        if let layers { try stack.requireUnforced([old, new], in: layers) }
         guard try location.exists else { throw CLIError.keyNotFound(old, in: location) }
         let store = try location.openForWriting()
         try store.transaction { transaction in
@@ -110,6 +111,7 @@ extension Command {
             transaction.setStoredValue(nil, forKey: old)
             transaction.setStoredValue(value, forKey: new)
         }
+        if let layers, old != new { stack.warnAboutHiddenWrites([new], in: layers) }
     }
 
     private static func validKey(_ key: String) throws(CLIError) -> String {

@@ -131,4 +131,23 @@ struct ForcedKeyCommandTests {
         defer { cli.removeScratch() }
         #expect(try cli.run("help").stdout.contains("  7  key forced by an administrator"))
     }
+
+    /// The library stores a write of a key a higher layer hides and reports it
+    /// (`StoreEvent.writeOverridden`): `write`, `rename` and `import` all say it, not `write` alone.
+    @Test("write, rename and import of a key the environment hides: written, with a warning", arguments: storeNames)
+    func hiddenWritesAreSaid(store: String) throws {
+        let cli = try makeFixture(store)
+        defer { cli.removeScratch() }
+        let environment = ["MYAPP_TOTAL": "7", "MYAPP_NAME": "Bob"]
+        let renamed = try cli.run(["rename", store, "count", "total", "--env-prefix", "MYAPP_"], environment: environment)
+        #expect(renamed.status == 0, "\(renamed)")
+        #expect(renamed.errorOutput.contains("'total' was written, but the environment variable MYAPP_TOTAL hides it"))
+        let imported = try cli.run(
+            ["import", store, "-", "--merge", "--env-prefix", "MYAPP_"], input: Data(#"{"name": "Cy", "own": 1}"#.utf8),
+            environment: environment)
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.errorOutput.contains("'name' was written, but the environment variable MYAPP_NAME hides it"))
+        #expect(!imported.errorOutput.contains("'own'"), "\(imported)")
+        #expect(try cli.run("read", store, "--user").lines == ["name: \"Cy\"", "own: 1", "total: 1", "volume: 0.8"])
+    }
 }
