@@ -140,16 +140,20 @@ struct StoreLocation: Sendable {
     /// it, with a warning.
     ///
     /// A store that does not exist yet reads, to an app, as its layers alone: so does this, when
-    /// a layer holds a value (with none, the store's absence is the answer: status 5). A watch
-    /// still needs the store, which it would otherwise create to watch it.
+    /// a layer holds a value (with none, the store's absence is the answer: status 5). A watch of
+    /// a missing plist store watches for the file as an app does (reading a missing plist creates
+    /// nothing); an SQLite file would be created by its opening, so a watch still needs it.
     func openExisting(through stack: LayerStack, watching: Bool = false) throws -> PreferenceStore {
         guard !stack.isEmpty else { return try openExisting(watching: watching) }
-        if !watching, try !exists {
-            let view = try stack.view()
-            guard !view.keys.isEmpty || !stack.environmentVariables.isEmpty else { try requireExisting(); return view }
-            return view
+        if try !exists {
+            let view = try stack.view(warning: false)
+            let layersHoldValues = !view.keys.isEmpty || !stack.environmentVariables.isEmpty
+            if !layersHoldValues || (watching && kind != .plist) { try requireExisting() }
+            if !watching {
+                stack.warnAboutUnreadableFiles(view)
+                return view
+            }
         }
-        try requireExisting()
         let store = try PreferenceStore(backend(creating: false), layers: stack.layers, durability: .immediate)
         if !watching { store.backend.stopWatching() }
         stack.warnAboutUnreadableFiles(store)

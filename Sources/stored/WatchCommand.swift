@@ -20,6 +20,9 @@ extension Command {
             read'): an administrator's edit of a forced or defaults file is one. A new value from a layer
             other than the user's store ends with that layer, '(external, forced:FILE)' (a line without one
             is the user's own value); when the store has layers, a JSON line has 'layer' and 'location'.
+            A plist STORE that does not exist yet, while a layer holds values, is watched for as an app
+            watches it: its layers' changes, then its own once it is written. A missing SQLite STORE
+            is not created: the watch fails (status 5).
             """,
         options: [
             OptionSpec("json", "Print JSON lines."),

@@ -73,6 +73,32 @@ struct LayerWatchCommandTests {
             ])
     }
 
+    /// An app whose plist store does not exist yet reads its layers and sees the file appear: so
+    /// does `watch`, which creates nothing. An SQLite file would be created by opening it, so a
+    /// watch of a missing one still fails (status 5), as it does with no layer value at all.
+    @Test("watch of a plist store that does not exist yet: its layers' changes, then the store's own")
+    func watchOfAMissingStore() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        try cli.run("write", "a.plist", "theme", "dark")
+        #expect(try cli.run("watch", "prefs.sqlite", "--defaults", "a.plist", "--count", "1").status == 5)
+        #expect(try cli.run("watch", "prefs.plist", "--defaults", "none.plist", "--count", "1").status == 5)
+        let watcher = try StoredWatcher(["prefs.plist", "--defaults", "a.plist", "--count", "2"], cli: cli)
+        watcher.waitForError("Watching")
+        #expect(cli.bytes("prefs.plist") == nil, "watching created the store")
+        #expect(try cli.run("write", "a.plist", "theme", "light").status == 0)
+        watcher.waitForLines(1)
+        #expect(try cli.run("write", "prefs.plist", "theme", "blue").status == 0)
+        let (status, lines) = watcher.finish()
+        #expect(status == 0)
+        #expect(
+            lines == [
+                "theme: \"dark\" -> \"light\" (external, defaults:\(cli.path("a.plist")))",
+                "theme: \"light\" -> \"blue\" (external)",
+            ])
+        #expect(cli.bytes("prefs.sqlite") == nil)
+    }
+
     @Test("a key that stops being forced: the JSON line names the layer it comes from now")
     func unforcedKeyAsJSON() throws {
         let cli = try StoredProcess()
