@@ -96,6 +96,19 @@ struct LayerStack: Sendable {
         }
     }
 
+    /// The error for `key`, missing from the user's store: when a layer holds it (so `read` and
+    /// `keys` show it), the message says that layer answers and that `stored` changes only the
+    /// user's values, rather than that the key does not exist.
+    static func keyNotFound(_ key: String, in location: StoreLocation, view: PreferenceStore?) -> CLIError {
+        guard let source = view?.source(forKey: key), source != .keyDefault, source != .registered else {
+            return CLIError.keyNotFound(key, in: location)
+        }
+        return CLIError(
+            .keyNotFound,
+            "Key '\(key)' has no value of its own in '\(location.path)': what it reads comes from \(source), which "
+                + "stored does not change. Run 'stored keys \(location.argument) --user' to list the store's own keys.")
+    }
+
     /// Stops with status 7, naming the file, when an administrator forces any of `keys`.
     func requireUnforced(_ keys: [String], advice: String = "") throws {
         guard !isEmpty, !keys.isEmpty else { return }

@@ -66,14 +66,14 @@ extension Command {
         if let layers { try stack.requireUnforced(keys, in: layers) }
         guard try location.exists else {
             if all { return }  // nothing to clear, and deleting must not create a store
-            throw CLIError.keyNotFound(keys[0], in: location)
+            throw LayerStack.keyNotFound(keys[0], in: location, view: layers)
         }
         let store = try location.openForWriting()
         try store.transaction { transaction in
             let doomed = all ? transaction.keys : keys
             if let layers, all { try stack.requireUnforced(doomed, in: layers) }
             if let missing = doomed.first(where: { transaction.storedValue(forKey: $0) == nil }) {
-                throw CLIError.keyNotFound(missing, in: location)
+                throw LayerStack.keyNotFound(missing, in: location, view: layers)
             }
             for key in doomed { transaction.setStoredValue(nil, forKey: key) }
         }
@@ -98,10 +98,12 @@ extension Command {
         let stack = try LayerStack(arguments, for: location, command: "rename")
         let layers = stack.isEmpty ? nil : try stack.view()
         if let layers { try stack.requireUnforced([old, new], in: layers) }
-        guard try location.exists else { throw CLIError.keyNotFound(old, in: location) }
+        guard try location.exists else { throw LayerStack.keyNotFound(old, in: location, view: layers) }
         let store = try location.openForWriting()
         try store.transaction { transaction in
-            guard let value = transaction.storedValue(forKey: old) else { throw CLIError.keyNotFound(old, in: location) }
+            guard let value = transaction.storedValue(forKey: old) else {
+                throw LayerStack.keyNotFound(old, in: location, view: layers)
+            }
             guard old != new else { return }
             if transaction.storedValue(forKey: new) != nil, !arguments.has("overwrite") {
                 throw CLIError(

@@ -150,4 +150,26 @@ struct ForcedKeyCommandTests {
         #expect(!imported.errorOutput.contains("'own'"), "\(imported)")
         #expect(try cli.run("read", store, "--user").lines == ["name: \"Cy\"", "own: 1", "total: 1", "volume: 0.8"])
     }
+
+    /// `read` and `keys` show a key a layer holds; `delete` and `rename` of it, which change the
+    /// user's values only, say where it comes from instead of that it does not exist.
+    @Test("delete and rename of a key only a layer holds: status 1, naming the layer", arguments: storeNames)
+    func layerOnlyKeyIsNamedWithItsLayer(store: String) throws {
+        let cli = try makeFixture(store)
+        defer { cli.removeScratch() }
+        try cli.run("write", "defaults.plist", "font", "Serif")
+        let layers = ["--forced", "forced.plist", "--defaults", "defaults.plist"]
+        for command in [["delete", store, "font"], ["delete", store, "count", "font"], ["rename", store, "font", "face"]] {
+            let outcome = try cli.run(command + layers)
+            #expect(outcome.status == 1, "\(command): \(outcome)")
+            #expect(
+                outcome.errorOutput.contains("Key 'font' has no value of its own in '\(cli.path(store))'"), "\(outcome)")
+            #expect(outcome.errorOutput.contains("defaults in '\(cli.path("defaults.plist"))'"), "\(outcome)")
+        }
+        #expect(try cli.run("read", store, "--user").lines == ["count: 1", "name: \"Ada\"", "volume: 0.8"])
+        let missing = try cli.run(["delete", "missing.plist", "font"] + layers)
+        #expect(missing.status == 1 && missing.errorOutput.contains("defaults in"), "\(missing)")
+        // A key no layer holds is not found, as before.
+        #expect(try cli.run(["delete", store, "nothing"] + layers).errorOutput.contains("Key 'nothing' not found"))
+    }
 }
