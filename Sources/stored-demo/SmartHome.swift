@@ -79,16 +79,14 @@ struct SmartHome {
     }
 
     /// The sidebar as the user sees it, with the selected tab marked and what the administrator
-    /// locked (``DemoLocks/summary``) on the last line. Control characters in stored
-    /// names (a room list written by hand) print as `?`, so they cannot drive the terminal.
+    /// locked (``DemoLocks/summary``) on the last line. Control characters and bidirectional
+    /// overrides in stored names (a room list written by hand) print as `?`, so they cannot drive the terminal.
     func render() -> String {
         let model = makeModel()
         let sidebar = model.sidebar(customization: customization)
         let selectedTitle = model.selectedTab?.title ?? "none"
         let locks = locks.summary.map { "\n" + $0 } ?? ""
         let text = sidebar.description + "\n\nSelected: \(selectedTitle) (value \(selection))" + locks
-        return String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0 != "\n" && $0.properties.generalCategory == .control ? "?" : $0 }))
+        return TerminalScreen.printableLines(text)
     }
 }

@@ -9,11 +9,10 @@ import TabKit
 // line, and followed live by every open window.
 
 /// Writes a line to standard error. Its text may quote a file the user does not control (the
-/// administrator's forced file, a corrupt store): control characters but line breaks print as `?`,
-/// as on the demo's screens, so they cannot drive the terminal.
+/// administrator's forced file, a corrupt store): control characters but line breaks, and
+/// bidirectional overrides, print as `?`, as on the demo's screens, so they cannot drive the terminal.
 func standardError(_ text: String) {
-    let printable = text.unicodeScalars.map { $0 != "\n" && $0.properties.generalCategory == .control ? "?" : $0 }
-    FileHandle.standardError.write(Data((String(String.UnicodeScalarView(printable)) + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalScreen.printableLines(text) + "\n").utf8))
 }
 
 /// Writes a line to standard output at once: `print` is block-buffered in a pipe, so a script

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKit
 
 /// One `stored` subcommand: what it accepts, its help, and what it does.
 ///
@@ -46,8 +47,13 @@ struct Command: Sendable {
 /// Console().print("volume: 0.5")
 /// ```
 struct Console: Sendable {
+    /// Writes `text` and a line break to stdout. Keys and values in it come from files the user
+    /// may not control, so what a terminal must not get is spelled out as on stderr (``error(_:)``);
+    /// inside JSON strings, the only place such scalars can be, that is JSON's own escape, so the
+    /// output reads back the same.
     func print(_ text: String) {
-        write(text.hasSuffix("\n") ? text : text + "\n", to: FileHandle.standardOutput)
+        let spelled = Self.spellingOutControlCharacters(text)
+        write(spelled.hasSuffix("\n") ? spelled : spelled + "\n", to: FileHandle.standardOutput)
     }
 
     func write(_ data: Data) {
@@ -55,16 +61,19 @@ struct Console: Sendable {
     }
 
     /// Writes one diagnostic line to stderr. Its text may quote a file the user does not control
-    /// (an administrator's forced file, a corrupt store): control characters other than line
-    /// breaks and tabs are spelled as JSON spells them (`\u001b`), so they cannot drive the terminal.
+    /// (an administrator's forced file, a corrupt store) or a key: control characters other than line
+    /// breaks and tabs, and bidirectional overrides and isolates (U+202E), are spelled as JSON spells
+    /// them (`\u001b`, `\u202e`), so they can neither drive the terminal nor reorder the line.
     func error(_ text: String) {
         write("stored: " + Self.spellingOutControlCharacters(text) + "\n", to: FileHandle.standardError)
     }
 
+    /// `text` with every scalar a terminal must not get (``Unicode/Scalar/isUnsafeOnTerminal``)
+    /// but line breaks and tabs spelled out.
     static func spellingOutControlCharacters(_ text: String) -> String {
         var spelled = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control, scalar != "\n", scalar != "\t" {
+            if scalar.isUnsafeOnTerminal, scalar != "\n", scalar != "\t" {
                 let hex = String(scalar.value, radix: 16)
                 spelled.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
             } else {

@@ -18,6 +18,8 @@ struct LayerStack: Sendable {
     /// The environment layer's prefix (`--env-prefix`) and the variables it reads, by name.
     let environmentPrefix: String?
     let environmentVariables: [String: String]
+    /// Where warnings about the layers go.
+    private let console = Console()
 
     /// The options every command that reads through layers accepts.
     static let options: [OptionSpec] = [
@@ -63,24 +65,48 @@ struct LayerStack: Sendable {
     var upper: [PreferenceLayer] { layers.filter(\.role.isAboveUser) }
     var lower: [PreferenceLayer] { layers.filter { !$0.role.isAboveUser } }
 
-    /// The layers over an empty user layer: what a reset leaves, which keys are forced, and the
-    /// files that cannot be read (a usage error unless `tolerating` them, as `stored layers` does).
-    func view(toleratingUnreadableFiles: Bool = false) throws -> PreferenceStore {
+    /// The layers over an empty user layer: what a reset leaves and which keys are forced. A layer
+    /// file that cannot be read is empty, as the library reads it; unless `warning` is false (`stored
+    /// layers` shows it in its table), that is said on stderr.
+    func view(warning: Bool = true) throws -> PreferenceStore {
         let store = try PreferenceStore(MemoryBackend(), layers: layers, durability: .immediate)
-        if !toleratingUnreadableFiles { try requireReadableFiles(store) }
+        if warning { warnAboutUnreadableFiles(store) }
         return store
     }
 
-    /// Stops with the usage status when a layer file could not be read at open: the command would
-    /// otherwise answer as if it were empty.
-    func requireReadableFiles(_ store: PreferenceStore) throws(CLIError) {
-        for event in store.recentEvents {
-            guard case .layerFileUnreadable(let path, let reason, _) = event else { continue }
-            throw CLIError(
-                .usage,
-                "Layer file '\(path)' cannot be read: \(Self.sentence(reason)) Fix the file, or leave it out of the command. "
-                    + "Run 'stored help \(command)'.")
+    /// Says on stderr, naming it, each layer file the store could not read at open. The library
+    /// reads such a file as an empty layer and reports it (``StoreEvent/layerFileUnreadable(path:reason:keptLastGood:)``),
+    /// so an app with it goes on; the command goes on as the app does, and the user learns why a
+    /// value of that file is missing.
+    func warnAboutUnreadableFiles(_ store: PreferenceStore) {
+        for case .layerFileUnreadable(let path, let reason, _) in store.recentEvents {
+            console.error(
+                "warning: layer file '\(path)' cannot be read: \(Self.sentence(reason)) It is read as empty, as an app "
+                    + "reads it. Fix the file, or leave it out of the command.")
         }
+    }
+
+    /// Says on stderr which of `keys`, just written, the environment layer hides: the library
+    /// stores such a write and reports it (``StoreEvent/writeOverridden(key:source:)``), since an app
+    /// keeps reading the variable.
+    func warnAboutHiddenWrites(_ keys: some Sequence<String>, in view: PreferenceStore) {
+        for key in keys {
+            guard case .environment(let variable) = view.source(forKey: key) else { continue }
+            console.error("warning: '\(key)' was written, but the environment variable \(variable) hides it from apps.")
+        }
+    }
+
+    /// The error for `key`, missing from the user's store: when a layer holds it (so `read` and
+    /// `keys` show it), the message says that layer answers and that `stored` changes only the
+    /// user's values, rather than that the key does not exist.
+    static func keyNotFound(_ key: String, in location: StoreLocation, view: PreferenceStore?) -> CLIError {
+        guard let source = view?.source(forKey: key), source != .keyDefault, source != .registered else {
+            return CLIError.keyNotFound(key, in: location)
+        }
+        return CLIError(
+            .keyNotFound,
+            "Key '\(key)' has no value of its own in '\(location.path)': what it reads comes from \(source), which "
+                + "stored does not change. Run 'stored keys \(location.argument) --user' to list the store's own keys.")
     }
 
     /// Stops with status 7, naming the file, when an administrator forces any of `keys`.

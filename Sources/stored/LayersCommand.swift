@@ -25,7 +25,7 @@ extension Command {
     ) { arguments, console in
         let location = try StoreLocation(arguments)
         let stack = try LayerStack(arguments, for: location, command: "layers")
-        let view = try stack.view(toleratingUnreadableFiles: true)
+        let view = try stack.view(warning: false)
         let problems = view.recentEvents.reduce(into: [String: String]()) { problems, event in
             if case .layerFileUnreadable(let path, let reason, _) = event { problems[path] = reason }
         }

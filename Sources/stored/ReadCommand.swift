@@ -16,7 +16,9 @@ extension Command {
             Values are read through the store's layers, as an app with them sees them: a suite name's
             standard files (/etc/storedkit/forced/NAME.plist, NAME.plist in each $XDG_CONFIG_DIRS
             directory or /etc/xdg, /usr/local/etc/NAME.plist) and the layers the options add.
-            Arguments and environment text is shown as a string. --user shows the store's own values
+            Arguments and environment text is shown as a string. A layer file that cannot be read is
+            empty, as an app reads it (a warning names it), and a STORE that does not exist yet reads as
+            its layers (status 5 when they hold nothing). --user shows the store's own values
             only; --default what a reset would leave (every layer but the user's).
             --source prints, like 'git config --show-origin', the layer of each value before it:
             forced:FILE, environment:VARIABLE, user:STORE or defaults:FILE, a tab, then the value on one

@@ -136,13 +136,27 @@ struct StoreLocation: Sendable {
     }
 
     /// Opens an existing store that reads each key through `stack` too: the effective values an
-    /// app with those layers sees. A layer file that cannot be read stops the command (status 2).
+    /// app with those layers sees. A layer file that cannot be read is empty, as the library reads
+    /// it, with a warning.
+    ///
+    /// A store that does not exist yet reads, to an app, as its layers alone: so does this, when
+    /// a layer holds a value (with none, the store's absence is the answer: status 5). A watch of
+    /// a missing plist store watches for the file as an app does (reading a missing plist creates
+    /// nothing); an SQLite file would be created by its opening, so a watch still needs it.
     func openExisting(through stack: LayerStack, watching: Bool = false) throws -> PreferenceStore {
         guard !stack.isEmpty else { return try openExisting(watching: watching) }
-        try requireExisting()
+        if try !exists {
+            let view = try stack.view(warning: false)
+            let layersHoldValues = !view.keys.isEmpty || !stack.environmentVariables.isEmpty
+            if !layersHoldValues || (watching && kind != .plist) { try requireExisting() }
+            if !watching {
+                stack.warnAboutUnreadableFiles(view)
+                return view
+            }
+        }
         let store = try PreferenceStore(backend(creating: false), layers: stack.layers, durability: .immediate)
         if !watching { store.backend.stopWatching() }
-        try stack.requireReadableFiles(store)
+        stack.warnAboutUnreadableFiles(store)
         return store
     }
 

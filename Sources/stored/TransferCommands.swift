@@ -98,7 +98,8 @@ extension Command {
             A malformed file changes nothing (status 3). Creates the store if needed.
             If an administrator forces a key the import would set or remove, nothing is imported
             (status 7, naming the keys and files); with --skip-forced the other keys are imported and
-            each forced one is reported and left as it is.
+            each forced one is reported and left as it is. A key the --env-prefix environment hides
+            is imported, with a warning.
             """,
         options: [
             OptionSpec("merge", "Keep keys that the file does not mention."),
@@ -117,6 +118,7 @@ extension Command {
         let layers = stack.isEmpty ? nil : try stack.view()
         let store = try location.openForWriting()
         var skipped: [(key: String, file: String)] = []
+        var written: [String] = []
         try store.transaction { transaction in
             // `nil` removes: the keys the store holds and the file does not, unless merging.
             var writes: [String: StoredValue?] = values
@@ -133,7 +135,9 @@ extension Command {
                     writes.keys.sorted(), in: layers, advice: ", or pass --skip-forced to import the other keys")
             }
             for (key, value) in writes { transaction.setStoredValue(value, forKey: key) }
+            written = writes.compactMap { $0.value == nil ? nil : $0.key }.sorted()
         }
+        if let layers { stack.warnAboutHiddenWrites(written, in: layers) }
         for (key, file) in skipped {
             console.error("skipped key '\(key)': forced by '\(file)'; the store's value of it was left as it was.")
         }

@@ -20,6 +20,9 @@ extension Command {
             read'): an administrator's edit of a forced or defaults file is one. A new value from a layer
             other than the user's store ends with that layer, '(external, forced:FILE)' (a line without one
             is the user's own value); when the store has layers, a JSON line has 'layer' and 'location'.
+            A plist STORE that does not exist yet, while a layer holds values, is watched for as an app
+            watches it: its layers' changes, then its own once it is written. A missing SQLite STORE
+            is not created: the watch fails (status 5).
             """,
         options: [
             OptionSpec("json", "Print JSON lines."),
@@ -36,8 +39,7 @@ extension Command {
         let limit = try changeLimit(arguments.value("count"))
         let stack = try LayerStack(arguments, for: location, command: "watch")
         let store = try location.openExisting(through: stack, watching: true)
-        let printer = ChangePrinter(
-            asJSON: arguments.has("json"), console: console, layers: stack.isEmpty ? nil : (store, location))
+        let printer = ChangePrinter(asJSON: arguments.has("json"), console: console, layers: stack.isEmpty ? nil : location)
         let finished = DispatchSemaphore(value: 0)
         // Subscribing now, before announcing, means no change after the announcement is missed.
         let changes = store.changes
@@ -77,8 +79,8 @@ extension Command {
 struct ChangePrinter: Sendable {
     let asJSON: Bool
     let console: Console
-    /// The store asked where a new value comes from, when it has layers.
-    var layers: (store: PreferenceStore, location: StoreLocation)? = nil
+    /// The user's store, when it is read through layers: each line then names the layer of its new value.
+    var layers: StoreLocation? = nil
 
     func print(_ change: Change) {
         console.print(asJSON ? json(change) : text(change))
@@ -108,11 +110,11 @@ struct ChangePrinter: Sendable {
         return StoredValueJSON.encode(.dictionary(fields))
     }
 
-    /// The layer the new value comes from, as the store sees it when the line is printed; `nil`
-    /// without layers, or when no layer holds the key any more.
+    /// The layer the new value comes from, as the change recorded it (asking the store when the
+    /// line is printed would name a layer changed since); `nil` without layers, or when no layer
+    /// holds the key any more.
     private func source(of change: Change) -> (source: ValueSource, location: StoreLocation)? {
-        guard let (store, location) = layers, change.newValue != nil else { return nil }
-        let source = store.source(forKey: change.key)
-        return source == .keyDefault ? nil : (source, location)
+        guard let location = layers, change.newValue != nil, let source = change.source else { return nil }
+        return (source, location)
     }
 }

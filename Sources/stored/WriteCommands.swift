@@ -34,9 +34,7 @@ extension Command {
         let store = try location.openForWriting()
         try store.transaction { $0.setStoredValue(value, forKey: key) }
         // Stored, but not what an app reads while the environment holds the key.
-        if let layers, case .environment(let variable) = layers.source(forKey: key) {
-            console.error("warning: '\(key)' was written, but the environment variable \(variable) hides it from apps.")
-        }
+        if let layers { stack.warnAboutHiddenWrites([key], in: layers) }
         if location.kind == .plist,
             let loss = try? PlistBytes.firstInexactValue([key: value], format: location.existingPlistFormat)
         {
@@ -68,14 +66,14 @@ extension Command {
         if let layers { try stack.requireUnforced(keys, in: layers) }
         guard try location.exists else {
             if all { return }  // nothing to clear, and deleting must not create a store
-            throw CLIError.keyNotFound(keys[0], in: location)
+            throw LayerStack.keyNotFound(keys[0], in: location, view: layers)
         }
         let store = try location.openForWriting()
         try store.transaction { transaction in
             let doomed = all ? transaction.keys : keys
             if let layers, all { try stack.requireUnforced(doomed, in: layers) }
             if let missing = doomed.first(where: { transaction.storedValue(forKey: $0) == nil }) {
-                throw CLIError.keyNotFound(missing, in: location)
+                throw LayerStack.keyNotFound(missing, in: location, view: layers)
             }
             for key in doomed { transaction.setStoredValue(nil, forKey: key) }
         }
@@ -87,7 +85,8 @@ extension Command {
         summary: "Rename a key atomically",
         discussion: """
             Moves the value of OLD to NEW in one transaction. Fails (status 3) if NEW already exists,
-            unless --overwrite is given. A forced OLD or NEW changes nothing (status 7).
+            unless --overwrite is given. A forced OLD or NEW changes nothing (status 7); a NEW the
+            --env-prefix environment hides is written, with a warning.
             """,
         options: [OptionSpec("overwrite", "Replace the value of NEW if it exists.")] + LayerStack.options,
         examples: ["stored rename prefs.plist tabs sidebar"],
@@ -96,11 +95,15 @@ extension Command {
         let location = try StoreLocation(arguments)
         let old = arguments.positionals[1]
         let new = try validKey(arguments.positionals[2])
-        try LayerStack(arguments, for: location, command: "rename").requireUnforced([old, new])
-        guard try location.exists else { throw CLIError.keyNotFound(old, in: location) }
+        let stack = try LayerStack(arguments, for: location, command: "rename")
+        let layers = stack.isEmpty ? nil : try stack.view()
+        if let layers { try stack.requireUnforced([old, new], in: layers) }
+        guard try location.exists else { throw LayerStack.keyNotFound(old, in: location, view: layers) }
         let store = try location.openForWriting()
         try store.transaction { transaction in
-            guard let value = transaction.storedValue(forKey: old) else { throw CLIError.keyNotFound(old, in: location) }
+            guard let value = transaction.storedValue(forKey: old) else {
+                throw LayerStack.keyNotFound(old, in: location, view: layers)
+            }
             guard old != new else { return }
             if transaction.storedValue(forKey: new) != nil, !arguments.has("overwrite") {
                 throw CLIError(
@@ -110,6 +113,7 @@ extension Command {
             transaction.setStoredValue(nil, forKey: old)
             transaction.setStoredValue(value, forKey: new)
         }
+        if let layers, old != new { stack.warnAboutHiddenWrites([new], in: layers) }
     }
 
     private static func validKey(_ key: String) throws(CLIError) -> String {

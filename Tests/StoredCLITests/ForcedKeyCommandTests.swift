@@ -131,4 +131,45 @@ struct ForcedKeyCommandTests {
         defer { cli.removeScratch() }
         #expect(try cli.run("help").stdout.contains("  7  key forced by an administrator"))
     }
+
+    /// The library stores a write of a key a higher layer hides and reports it
+    /// (`StoreEvent.writeOverridden`): `write`, `rename` and `import` all say it, not `write` alone.
+    @Test("write, rename and import of a key the environment hides: written, with a warning", arguments: storeNames)
+    func hiddenWritesAreSaid(store: String) throws {
+        let cli = try makeFixture(store)
+        defer { cli.removeScratch() }
+        let environment = ["MYAPP_TOTAL": "7", "MYAPP_NAME": "Bob"]
+        let renamed = try cli.run(["rename", store, "count", "total", "--env-prefix", "MYAPP_"], environment: environment)
+        #expect(renamed.status == 0, "\(renamed)")
+        #expect(renamed.errorOutput.contains("'total' was written, but the environment variable MYAPP_TOTAL hides it"))
+        let imported = try cli.run(
+            ["import", store, "-", "--merge", "--env-prefix", "MYAPP_"], input: Data(#"{"name": "Cy", "own": 1}"#.utf8),
+            environment: environment)
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.errorOutput.contains("'name' was written, but the environment variable MYAPP_NAME hides it"))
+        #expect(!imported.errorOutput.contains("'own'"), "\(imported)")
+        #expect(try cli.run("read", store, "--user").lines == ["name: \"Cy\"", "own: 1", "total: 1", "volume: 0.8"])
+    }
+
+    /// `read` and `keys` show a key a layer holds; `delete` and `rename` of it, which change the
+    /// user's values only, say where it comes from instead of that it does not exist.
+    @Test("delete and rename of a key only a layer holds: status 1, naming the layer", arguments: storeNames)
+    func layerOnlyKeyIsNamedWithItsLayer(store: String) throws {
+        let cli = try makeFixture(store)
+        defer { cli.removeScratch() }
+        try cli.run("write", "defaults.plist", "font", "Serif")
+        let layers = ["--forced", "forced.plist", "--defaults", "defaults.plist"]
+        for command in [["delete", store, "font"], ["delete", store, "count", "font"], ["rename", store, "font", "face"]] {
+            let outcome = try cli.run(command + layers)
+            #expect(outcome.status == 1, "\(command): \(outcome)")
+            #expect(
+                outcome.errorOutput.contains("Key 'font' has no value of its own in '\(cli.path(store))'"), "\(outcome)")
+            #expect(outcome.errorOutput.contains("defaults in '\(cli.path("defaults.plist"))'"), "\(outcome)")
+        }
+        #expect(try cli.run("read", store, "--user").lines == ["count: 1", "name: \"Ada\"", "volume: 0.8"])
+        let missing = try cli.run(["delete", "missing.plist", "font"] + layers)
+        #expect(missing.status == 1 && missing.errorOutput.contains("defaults in"), "\(missing)")
+        // A key no layer holds is not found, as before.
+        #expect(try cli.run(["delete", store, "nothing"] + layers).errorOutput.contains("Key 'nothing' not found"))
+    }
 }

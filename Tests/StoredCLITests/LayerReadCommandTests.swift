@@ -178,4 +178,37 @@ struct LayerReadCommandTests {
         #expect(misplaced.status == 2)
         #expect(misplaced.errorOutput.contains("--root"), "\(misplaced)")
     }
+
+    /// An app whose store does not exist yet reads its layers' values (issue 41): so do `read`,
+    /// `read-type`, `keys`, `find` and `export --effective`, creating nothing. With no layer value
+    /// at all, the missing store is still the answer (status 5); `--user` reads the store alone.
+    @Test("a store that does not exist reads as its layers, and is not created", arguments: storeNames)
+    func missingStoreReadsItsLayers(store: String) throws {
+        let fixture = try LayeredFixture(store: store)
+        let cli = fixture.cli
+        defer { cli.removeScratch() }
+        let missing = "missing." + (store as NSString).pathExtension
+        func run(_ arguments: String...) throws -> Outcome {
+            try cli.run(
+                Array(arguments.prefix(1)) + [missing] + arguments.dropFirst() + fixture.layerOptions,
+                environment: fixture.environment)
+        }
+        let whole = try run("read")
+        #expect(whole.status == 0, "\(whole)")
+        #expect(whole.lines == ["font: \"A\"", "size: 3", "theme: \"dark\"", "volume: 0.3"], "\(whole)")
+        #expect(try run("read", "name").stdout == "\"Bob\"\n")
+        #expect(try run("read", "volume", "--source").stdout == "forced:\(cli.path("forced.plist"))\t0.3\n")
+        #expect(try run("read-type", "size").stdout == "integer\n")
+        #expect(try run("keys").lines == ["font", "size", "theme", "volume"])
+        #expect(try run("find", "dark").lines == ["theme: \"dark\""])
+        #expect(try run("export", "out.json", "--effective").status == 0)
+        #expect(cli.bytes("out.json") != nil)
+        #expect(try run("read", "own").status == 1)
+        #expect(try run("read", "--user").status == 5)
+        #expect(cli.bytes(missing) == nil, "reading created the store")
+        // No layer holds anything: the missing store is the answer, as before.
+        let empty = try cli.run("read", missing, "--defaults", "none.plist")
+        #expect(empty.status == 5, "\(empty)")
+        #expect(cli.bytes(missing) == nil)
+    }
 }

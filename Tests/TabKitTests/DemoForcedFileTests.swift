@@ -260,6 +260,17 @@ struct DemoForcedFileTests {
         #expect(!added.error.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" })
     }
 
+    /// A right-to-left override in a garbled forced file would reorder what the terminal shows
+    /// after it: stderr gets `?`, as for a control character.
+    @Test func anUnreadableForcedFilesBidirectionalOverrideReachesStderrAsAQuestionMark() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try administrator(#"printf '%s' "$2" > "$1""#, "<plist><dict><key>a</key><string>b</string>x\u{202E}y\u{2066}z")
+        let added = try DemoProcess.run(["--store", storePath, "--forced", forcedPath, "add-room", "Attic"])
+        #expect(added.status == 0)
+        #expect(added.error.contains("x?y?z"), "\(added.error)")
+        #expect(!added.error.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{2066}" })
+    }
+
     @Test func withoutTheStandardForcedFileTheDemoRunsAsUsual() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let help = try DemoProcess.run(["help"])

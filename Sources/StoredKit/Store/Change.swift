@@ -44,6 +44,17 @@ public struct Change: Sendable, Equatable, CustomStringConvertible {
     /// change.origin  //=> .external
     /// ```
     public let origin: Origin
+    /// In a store with layers, the layer the new value comes from, taken with the change itself: a
+    /// later change in another layer, made before this one is handled, does not alter it. `nil`
+    /// in a store without layers, or when no layer holds the key any more (registered defaults and
+    /// the key's default are not in a change).
+    ///
+    /// ```swift
+    /// for await change in store.changes {
+    ///     print(change.source)  //=> Optional(.forced(location: "/etc/xdg/myapp/forced.plist"))
+    /// }
+    /// ```
+    public var source: ValueSource? { layered?.new.top?.source }
     /// In a store with layers, the key as every layer held it before and after: a typed observer
     /// resolves these, so text converts and a value that does not decode falls through.
     var layered: (old: LayeredValue, new: LayeredValue)? = nil

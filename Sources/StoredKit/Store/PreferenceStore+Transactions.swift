@@ -1,11 +1,19 @@
 extension PreferenceStore {
     /// Atomically reads, transforms and writes one key, also across processes: the backend's
-    /// exclusive section spans the read and the write. Returns the new value once committed
-    /// (in a store with layers, the value reads give: an argument may still win over it).
-    /// Inside a transaction body on the same store, it joins that transaction (see ``transaction(_:)``).
+    /// exclusive section spans the read and the write. Inside a transaction body on the same
+    /// store, it joins that transaction (see ``transaction(_:)``).
+    ///
+    /// Returns the value a read of the key gives once the write is committed. In a store with
+    /// layers that is not always the transformed value: the transform starts from the value reads
+    /// give and its result is the user's value, but a launch argument or environment variable that
+    /// converts to the key's type still wins over it, so its value is returned, as `store[key]`
+    /// and `@Stored` read it next (``userValue(forKey:as:)`` gives the stored one). A forced key throws
+    /// ``StoreError/forced(key:source:)`` and writes nothing.
     ///
     /// ```swift
     /// try store.update(.launchCount) { $0 += 1 }  //=> 4
+    /// // Started with `-launchCount 9`: the user's value becomes 5, the argument still reads.
+    /// try store.update(.launchCount) { $0 += 1 }  //=> 9
     /// ```
     @discardableResult
     public func update<Value>(_ key: StoredKey<Value>, _ transform: (inout Value) throws -> Void) throws -> Value {

@@ -65,7 +65,9 @@ public final class Transaction: PreferenceAccess {
         return keys.union(layers?.keys ?? []).sorted()
     }
 
-    /// The value as this transaction sees it.
+    /// The value as this transaction sees it: in a store with layers, through the layers as they
+    /// were when it began, so after a write of a key an argument or environment variable overrides,
+    /// the override is read, as the store reads it once committed.
     ///
     /// ```swift
     /// tx.storedValue(forKey: "a")  //=> .int(1)

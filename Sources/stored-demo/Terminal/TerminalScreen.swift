@@ -1,4 +1,5 @@
 import Glibc
+import StoredKit
 
 /// The full screen of a terminal: enters the alternate screen, draws whole frames with one
 /// `write` each (so a frame never shows half drawn), and leaves the screen as it found it.
@@ -70,11 +71,21 @@ final class TerminalScreen {
     }
 
     /// The character itself, or `?` for one the terminal must not get: a control character
-    /// (text from the store could otherwise clear the screen or move the cursor) or, outside a
-    /// UTF-8 locale, anything not ASCII.
+    /// (text from the store could otherwise clear the screen or move the cursor), a bidirectional
+    /// override (it would reorder the row) or, outside a UTF-8 locale, anything not ASCII.
     private func printable(_ character: Character) -> Character {
-        let isControl = character.unicodeScalars.contains { $0.properties.generalCategory == .control }
-        return isControl || !(style.unicode || character.isASCII) ? "?" : character
+        let isUnsafe = character.unicodeScalars.contains(where: \.isUnsafeOnTerminal)
+        return isUnsafe || !(style.unicode || character.isASCII) ? "?" : character
+    }
+
+    /// `text` for a terminal outside a screen (stderr, `watch`'s output): every scalar it must
+    /// not get (``Unicode/Scalar/isUnsafeOnTerminal``) but line breaks is `?`, as on the screens.
+    ///
+    /// ```swift
+    /// TerminalScreen.printableLines("a\u{1B}[2Jb\nc\u{202E}d")  //=> "a?[2Jb\nc?d"
+    /// ```
+    static func printableLines(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 != "\n" && $0.isUnsafeOnTerminal ? "?" : $0 }))
     }
 
     /// Writes all of `text`; a frame normally goes out in this one `write` call.

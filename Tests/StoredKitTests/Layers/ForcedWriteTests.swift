@@ -108,4 +108,28 @@ struct ForcedWriteTests {
         #expect(store.userValue(forKey: "count", as: Int.self) == 6)
         #expect(store[count] == 5)
     }
+
+    /// What `update` returns is what the next read gives (issue 41), for every layer above the
+    /// user's that does not lock the key, inside a transaction too; the transaction's own reads
+    /// after its write give the same.
+    @Test func updateAndTransactionReadsUnderArgumentsAndEnvironmentGiveWhatTheNextReadGives() throws {
+        let count = StoredKey<Int>("count", default: 0)
+        for layer in [
+            PreferenceLayer.arguments(["app", "-count", "5"]), .environment(prefix: "APP_", variables: ["APP_COUNT": "5"]),
+        ] {
+            let store = try PreferenceStore(MemoryBackend(), layers: [layer])
+            #expect(try store.update(count) { $0 += 1 } == 5)
+            #expect(store[count] == 5)
+            let (joined, inside) = try store.transaction { tx in
+                (try store.update(count) { $0 += 10 }, (tx[count], tx.value(forKey: "count", as: Int.self)))
+            }
+            #expect(joined == 5 && inside.0 == 5 && inside.1 == 5, "\(joined) \(inside)")
+            #expect(store[count] == 5 && store.value(forKey: "count", as: Int.self) == 5)
+            #expect(store.userValue(forKey: "count", as: Int.self) == 15)
+        }
+        // Text that does not convert is skipped by reads, so the user's value is what update returns.
+        let store = try PreferenceStore(MemoryBackend(), layers: [.arguments(["app", "-count", "many"])])
+        #expect(try store.update(count) { $0 += 1 } == 1)
+        #expect(store[count] == 1)
+    }
 }
