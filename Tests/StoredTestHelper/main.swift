@@ -73,6 +73,9 @@ if arguments[0] == "set-many-and-exit" {
 func openStore() throws -> PreferenceStore {
     let target = arguments[1]
     if target == "memory" { return try PreferenceStore(MemoryBackend(), durability: durability) }
+    if ProcessInfo.processInfo.environment["STORED_REPLICA"] == "1" {  // PATH is an offline replica's file
+        return try PreferenceStore(ReplicaFile(at: url), migrations: markerMigrations(), durability: durability)
+    }
     guard target.hasPrefix("postgresql:") || target.hasPrefix("postgres:") else {
         return try PreferenceStore(fileAt: url, durability: durability, migrations: markerMigrations())
     }
@@ -157,6 +160,15 @@ do {
         while true {
             value += 1
             store.set(value, forKey: "n")
+            if durability == .deferred { try store.flush() }
+            say("\(value)")
+        }
+    case "write-keys-loop":
+        // write-keys-loop PATH: writes k1 = 1, k2 = 2 ... until killed, printing each acknowledged number.
+        var value = 0
+        while true {
+            value += 1
+            store.set(value, forKey: "k\(value)")
             if durability == .deferred { try store.flush() }
             say("\(value)")
         }
