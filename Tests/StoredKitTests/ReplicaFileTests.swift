@@ -50,7 +50,7 @@ struct ReplicaFileTests {
         store.set(1, forKey: "b")
         let sent = try replica.pendingWrites()
         store.set(2, forKey: "b")  // written while the upload was in flight
-        try replica.acknowledge(through: try #require(sent.map(\.sequence).max()))
+        try replica.acknowledge(through: try #require(sent.map(\.stamp).max()))
         let left = try replica.pendingWrites()
         #expect(left.map(\.key) == ["b"])
         #expect(left.first?.value == .int(2))

@@ -51,8 +51,6 @@ package final class ReplicaFile: Backend {
         package var stamp: HybridTimestamp
         /// The replica that made the write (this one, or the one this file was copied from).
         package var replicaID: String
-        /// The outbox sequence of the key's latest write: ``acknowledge(through:)`` takes it.
-        package var sequence: Int64
         package var queuedAt: Date
     }
 
@@ -136,19 +134,18 @@ package final class ReplicaFile: Backend {
                 try statement.bind(.integer(Int64(limit)))
                 while try statement.step() {
                     var value: StoredValue?
-                    if case .text = statement.value(at: 6) {
-                        let kind = statement.withBytes(at: 6) { SQLiteValueColumns.Kind($0) }
+                    if case .text = statement.value(at: 5) {
+                        let kind = statement.withBytes(at: 5) { SQLiteValueColumns.Kind($0) }
                         // A row that does not decode cannot be sent: it stays local, as a store leaves it.
-                        guard let decoded = SQLiteValueColumns.value(kind: kind, column: statement.value(at: 7)) else { continue }
+                        guard let decoded = SQLiteValueColumns.value(kind: kind, column: statement.value(at: 6)) else { continue }
                         value = decoded
                     }
                     let stamp = HybridTimestamp(
-                        milliseconds: statement.integer(at: 3), counter: UInt32(clamping: statement.integer(at: 4)))
+                        milliseconds: statement.integer(at: 2), counter: UInt32(clamping: statement.integer(at: 3)))
                     writes.append(
                         PendingWrite(
-                            key: statement.text(at: 0), value: value, stamp: stamp, replicaID: statement.text(at: 5),
-                            sequence: statement.integer(at: 1),
-                            queuedAt: Date(timeIntervalSince1970: Self.real(statement.value(at: 2)))))
+                            key: statement.text(at: 0), value: value, stamp: stamp, replicaID: statement.text(at: 4),
+                            queuedAt: Date(timeIntervalSince1970: Self.real(statement.value(at: 1)))))
                 }
             }
             return writes
@@ -167,14 +164,14 @@ package final class ReplicaFile: Backend {
         }
     }
 
-    /// Drops the outbox entries up to `sequence`, which a server has recorded. A key written again
-    /// since has a later sequence and stays.
-    package func acknowledge(through sequence: Int64) throws {
+    /// Drops the outbox entries stamped up to `stamp`, which a server has recorded. A key written
+    /// again since has a later stamp and stays.
+    package func acknowledge(through stamp: HybridTimestamp) throws {
         _ = try sqlite.withCompanionTransaction(
             durability: .deferred, decide: { _, _ in (BackendChanges(), ()) },
             record: { _, connection in
                 try connection.withStatement(ReplicaSchema.acknowledge) { statement in
-                    try statement.bind(.integer(sequence))
+                    try statement.bind(.integer(stamp.milliseconds), .integer(Int64(stamp.counter)))
                     try statement.run()
                 }
             })
@@ -195,23 +192,20 @@ package final class ReplicaFile: Backend {
                 var lost: [String] = []
                 for write in remote {
                     clock.witness(write.stamp)
-                    if let held = try heldStamp(of: write.key, connection), (write.stamp, write.replicaID) <= held { continue }
+                    let held = try heldStamp(of: write.key, connection)
+                    if let held, (write.stamp, write.replicaID) <= (held.stamp, held.replicaID) { continue }
                     if let current = winners[write.key], (write.stamp, write.replicaID) <= (current.stamp, current.replicaID) {
                         continue
                     }
                     winners[write.key] = write
                     changes.values[write.key] = .some(write.value)
-                    if try isQueued(write.key, connection) { lost.append(write.key) }
+                    if held?.queued == true, !lost.contains(write.key) { lost.append(write.key) }
                 }
                 return (changes, lost.sorted())
             },
             record: { _, connection in
                 for write in winners.values {
-                    try upsertStamp(write.key, write.stamp, write.replicaID, connection)
-                    try connection.withStatement(ReplicaSchema.dequeue) { statement in
-                        try statement.bind(.text(write.key))
-                        try statement.run()
-                    }
+                    try upsertStamp(write.key, write.stamp, write.replicaID, queuedAt: nil, connection)  // out of the outbox
                 }
             }
         ).result
@@ -237,18 +231,16 @@ package final class ReplicaFile: Backend {
         guard let file = try FileIdentity.of(path: sqlite.path) else {
             throw StoreError.io(path: sqlite.path, operation: "identify the replica file", errno: ENOENT)
         }
-        let row = try connection.withStatement(ReplicaSchema.selectReplica) {
-            statement -> (String, UInt64, UInt64, String?, HybridTimestamp)? in
+        let row = try connection.withStatement(ReplicaSchema.selectReplica) { statement -> (String, UInt64, UInt64, String?)? in
             guard try statement.step() else { return nil }
             let copiedFrom = statement.value(at: 3) == .null ? nil : statement.text(at: 3)
-            let last = HybridTimestamp(
-                milliseconds: statement.integer(at: 4), counter: UInt32(clamping: statement.integer(at: 5)))
             return (
                 statement.text(at: 0), UInt64(bitPattern: statement.integer(at: 1)), UInt64(bitPattern: statement.integer(at: 2)),
-                copiedFrom, last
+                copiedFrom
             )
         }
-        if let row { clock.witness(row.4) }
+        // The newest stamp in the file is at or above every stamp this replica handed out: resuming
+        // past it keeps the order across restarts, whatever the wall clock says now.
         if let newest = try connection.withStatement(
             ReplicaSchema.newestStamp,
             { statement in
@@ -286,7 +278,7 @@ package final class ReplicaFile: Backend {
         var lost = false
         for key in changes.values.keys {
             let stamp = changes.stamps[key] ?? clock.tick()
-            if let held = try heldStamp(of: key, connection), (stamp, me.replicaID) < held {
+            if let held = try heldStamp(of: key, connection), (stamp, me.replicaID) < (held.stamp, held.replicaID) {
                 kept.values.removeValue(forKey: key)
                 kept.stamps.removeValue(forKey: key)
                 lost = true
@@ -297,27 +289,13 @@ package final class ReplicaFile: Backend {
         return (kept, lost)
     }
 
-    /// Writes the stamps of a local batch and queues each key in the outbox.
+    /// Writes the stamps of a local batch, each key queued in the outbox: one row per key.
     private func recordLocal(_ changes: BackendChanges, _ connection: SQLiteConnection) throws {
         guard !changes.values.isEmpty else { return }
         let me = try identityWithin(connection)
-        var sequence = try connection.withStatement(ReplicaSchema.selectReplica) { statement in
-            try statement.step() ? statement.integer(at: 6) : 0
-        }
         let now = Date().timeIntervalSince1970
-        for key in changes.values.keys.sorted() {
-            let stamp = changes.stamps[key] ?? clock.tick()
-            try upsertStamp(key, stamp, me.replicaID, connection)
-            sequence += 1
-            try connection.withStatement(ReplicaSchema.enqueue) { statement in
-                try statement.bind(.text(key), .integer(sequence), .real(now))
-                try statement.run()
-            }
-        }
-        let last = clock.last
-        try connection.withStatement(ReplicaSchema.recordProgress) { statement in
-            try statement.bind(.integer(last.milliseconds), .integer(Int64(last.counter)), .integer(sequence))
-            try statement.run()
+        for key in changes.values.keys {
+            try upsertStamp(key, changes.stamps[key] ?? clock.tick(), me.replicaID, queuedAt: now, connection)
         }
     }
 
@@ -334,27 +312,27 @@ package final class ReplicaFile: Backend {
         try connection.scalar(ReplicaSchema.hasTables) == .integer(1)
     }
 
-    private func heldStamp(of key: String, _ connection: SQLiteConnection) throws -> (HybridTimestamp, String)? {
+    /// The key's stamp in the file, who made it, and whether its local write waits in the outbox.
+    private func heldStamp(
+        of key: String, _ connection: SQLiteConnection
+    ) throws -> (stamp: HybridTimestamp, replicaID: String, queued: Bool)? {
         try connection.withStatement(ReplicaSchema.selectStamp) { statement in
             try statement.bind(.text(key))
             guard try statement.step() else { return nil }
             return (
                 HybridTimestamp(milliseconds: statement.integer(at: 0), counter: UInt32(clamping: statement.integer(at: 1))),
-                statement.text(at: 2)
+                statement.text(at: 2), statement.integer(at: 3) != 0
             )
         }
     }
 
-    private func isQueued(_ key: String, _ connection: SQLiteConnection) throws -> Bool {
-        try connection.withStatement("SELECT 1 FROM replica_outbox WHERE key = ?1") { statement in
-            try statement.bind(.text(key))
-            return try statement.step()
-        }
-    }
-
-    private func upsertStamp(_ key: String, _ stamp: HybridTimestamp, _ replica: String, _ connection: SQLiteConnection) throws {
+    private func upsertStamp(
+        _ key: String, _ stamp: HybridTimestamp, _ replica: String, queuedAt: Double?, _ connection: SQLiteConnection
+    ) throws {
         try connection.withStatement(ReplicaSchema.upsertStamp) { statement in
-            try statement.bind(.text(key), .integer(stamp.milliseconds), .integer(Int64(stamp.counter)), .text(replica))
+            try statement.bind(
+                .text(key), .integer(stamp.milliseconds), .integer(Int64(stamp.counter)), .text(replica),
+                queuedAt.map { .real($0) } ?? .null)
             try statement.run()
         }
     }
