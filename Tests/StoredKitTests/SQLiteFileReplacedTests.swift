@@ -176,4 +176,12 @@ struct SQLiteFileReplacedTests {
         // Watched with inotify again, not left to the one-second poll for every later commit.
         #expect(await waitUntil { backend.state.withLock { $0.watcher.map { !$0.isLost } ?? false } })
     }
+
+    @Test func watchingAFileWhoseDirectoryIsMissingStartsAndWatchesItOnceMade() async throws {
+        let directory = try TemporaryDirectory()
+        let backend = SQLiteBackend.sqlite(at: directory.file("app/prefs.sqlite"))
+        try backend.startWatching {}  // opening makes the directory, after the watch was looked for
+        defer { backend.stopWatching() }
+        #expect(await waitUntil { backend.state.withLock { $0.watcher.map { !$0.isLost } ?? false } })
+    }
 }
