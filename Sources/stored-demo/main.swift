@@ -82,17 +82,19 @@ do {
         let remaining = Mutex(count ?? Int.max)
         // Rooms are part of the sidebar too: a room added elsewhere re-renders it, and so does an
         // administrator's edit of the forced file. Observing starts before the first render, so a
-        // change made once it is read is never missed.
-        let tokens = [StoredKeys.sidebar.name, StoredKeys.rooms.name].map { key in
-            store.observe(key) { change in
-                standardOutput("\n— changed (\(change.origin)) —\n" + app.render())
-                let left = remaining.withLock { remaining in
-                    remaining -= 1
-                    return remaining
-                }
-                if left <= 0 { done.signal() }
+        // change made once it is read is never missed. Typed observers: a forced value that does
+        // not decode leaves the render on the user's value, whose changes a raw observer never hears.
+        let rendered: @Sendable (Change.Origin) -> Void = { origin in
+            standardOutput("\n— changed (\(origin)) —\n" + app.render())
+            let left = remaining.withLock { remaining in
+                remaining -= 1
+                return remaining
             }
+            if left <= 0 { done.signal() }
         }
+        let tokens = [
+            store.observe(StoredKeys.sidebar) { rendered($0.origin) }, store.observe(StoredKeys.rooms) { rendered($0.origin) },
+        ]
         standardOutput(app.render())
         done.wait()
         tokens.forEach { $0.cancel() }

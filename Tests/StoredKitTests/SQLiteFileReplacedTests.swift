@@ -156,4 +156,32 @@ struct SQLiteFileReplacedTests {
         try store.flush()
         #expect(try Self.freshKeys(url)["b"] == .int(3))
     }
+
+    @Test func aDirectoryRemovedAndMadeAgainIsWatchedAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.file("app")
+        let url = folder.appending(path: "prefs.sqlite")
+        let backend = SQLiteBackend.sqlite(at: url)
+        let store = try PreferenceStore(backend, durability: .immediate)
+        store.set(1, forKey: "a")
+        try store.flush()
+        #expect(backend.state.withLock { $0.watcher.map { !$0.isLost } ?? false })
+
+        try FileManager.default.removeItem(at: folder)
+        #expect(await waitUntil { backend.state.withLock { $0.watcher?.isLost ?? true } })
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.makeFile(url, ["a": 2])
+
+        #expect(await waitUntil { store.value(forKey: "a", as: Int.self) == 2 })
+        // Watched with inotify again, not left to the one-second poll for every later commit.
+        #expect(await waitUntil { backend.state.withLock { $0.watcher.map { !$0.isLost } ?? false } })
+    }
+
+    @Test func watchingAFileWhoseDirectoryIsMissingStartsAndWatchesItOnceMade() async throws {
+        let directory = try TemporaryDirectory()
+        let backend = SQLiteBackend.sqlite(at: directory.file("app/prefs.sqlite"))
+        try backend.startWatching {}  // opening makes the directory, after the watch was looked for
+        defer { backend.stopWatching() }
+        #expect(await waitUntil { backend.state.withLock { $0.watcher.map { !$0.isLost } ?? false } })
+    }
 }

@@ -123,8 +123,6 @@ public final class PreferenceStore: Sendable {
         /// The layers other than the backend; `nil` for a store without layers.
         var layers: LayerTable? = nil
         var layerWatchers: [DirectoryWatcher] = []
-        /// Whether a layer file's directory is missing and watched for from an ancestor.
-        var layerWatchesAwaitDirectory = false
     }
 
     let state: Mutex<State>
@@ -184,15 +182,14 @@ public final class PreferenceStore: Sendable {
         self.durability = durability
         openedReadOnly = opened.isReadOnly
         writeClock = backend.writeClock
-        let (table, layerEvents) = LayerTable.load(layers)
+        // The layers start empty and are read once their files are watched (below).
+        let table = layers.isEmpty ? nil : LayerTable(layers, contents: layers.map { _ in [:] })
         hasLayers = table != nil
         state = Mutex(State(values: snapshot.values, schemaVersion: snapshot.schemaVersion, layers: table))
-        for event in snapshot.events + layerEvents { report(event) }
+        for event in snapshot.events { report(event) }
         StoreRegistry.shared.add(self)
         watchBackend()
-        // Under the reload lock, as when a directory change sets the watches again: an event of a
-        // new watch waits until the store knows which directories it awaits.
-        layerReloadLock.withLock { _ in watchLayers() }
+        if hasLayers { watchAndReadLayers(layers) }
     }
 
     /// A fresh store that lives only in memory: for tests and previews.

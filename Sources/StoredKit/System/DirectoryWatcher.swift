@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Watches a directory with inotify and calls back when one of the named files is
 /// written, replaced, created or deleted, or when the directory itself is removed or moved.
 ///
@@ -15,6 +21,18 @@ final class DirectoryWatcher: Sendable {
     init(directory: String, fileNames: Set<String>, onChange: @escaping @Sendable () -> Void) throws {
         let subscription = try InotifyHub.shared.subscribe(directory: directory, fileNames: fileNames, onChange: onChange)
         self.subscription = Mutex(subscription)
+    }
+
+    /// A watcher of `directory`, or `nil` while there is no directory at that path (it is missing,
+    /// or a path on the way is not a directory): a backend attaches one later, once it exists.
+    static func ifDirectoryExists(
+        _ directory: String, fileNames: Set<String>, onChange: @escaping @Sendable () -> Void
+    ) throws -> DirectoryWatcher? {
+        do {
+            return try DirectoryWatcher(directory: directory, fileNames: fileNames, onChange: onChange)
+        } catch StoreError.io(_, _, let code) where code == ENOENT || code == ENOTDIR {
+            return nil
+        }
     }
 
     /// True once the directory was removed or moved away: this watcher hears nothing more, and

@@ -18,9 +18,6 @@ struct InteractiveSession {
     let app: SmartHome
     let storePath: String
 
-    /// The keys whose changes from other processes redraw the screen.
-    static let observedKeys = [StoredKeys.sidebar.name, StoredKeys.rooms.name, StoredKeys.selection.name]
-
     /// Runs until the person quits; returns the exit status (0 for `q`, 128 + the signal number
     /// for a signal, 130 for Ctrl-C, 129 when the terminal closes, as a shell would report them).
     func run() throws -> Int32 {
@@ -28,12 +25,16 @@ struct InteractiveSession {
         let screen = TerminalScreen(fileDescriptor: TerminalScreen.standardOutput, style: .fromEnvironment())
         let poller = try EventPoller(input: terminal.fileDescriptor)
         let waker = poller.waker
-        // Local changes are drawn right after the key; only others' changes need a wake-up.
-        let tokens = Self.observedKeys.map { key in
-            app.store.observe(key) { change in
-                if change.origin != .local { waker.wake() }
-            }
+        // The sidebar, rooms and selection redraw the screen when another process changes them:
+        // local changes are drawn right after the key; only others' changes need a wake-up. Typed
+        // observers, which also hear the user's value change under a forced value that does not decode.
+        let wake: @Sendable (Change.Origin) -> Void = { origin in
+            if origin != .local { waker.wake() }
         }
+        let tokens = [
+            app.store.observe(StoredKeys.sidebar) { wake($0.origin) }, app.store.observe(StoredKeys.rooms) { wake($0.origin) },
+            app.store.observe(StoredKeys.selection) { wake($0.origin) },
+        ]
         defer { tokens.forEach { $0.cancel() } }
         // A key that becomes forced with the value it had changes no value, so no observer hears
         // it; the diagnostics do. Subscribed here, before the first frame, so none is missed.

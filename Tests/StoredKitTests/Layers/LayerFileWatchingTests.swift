@@ -140,6 +140,104 @@ struct LayerFileWatchingTests {
         #expect(store.isForced(forKey: "volume"))
     }
 
+    @Test func aDefaultsFileWhoseDirectoryIsMadeLaterTellsObserversAndComesBackAfterItsRemoval() async throws {
+        let directory = try TemporaryDirectory()
+        let app = directory.file("config/app")  // as $XDG_CONFIG_HOME/app before the app's first run
+        let defaults = app.appending(path: "defaults.plist")
+        let store = try openStore(directory, forced: directory.file("forced.plist"), defaults: defaults)
+        let wrapper = Stored(Self.volume, store: store)
+        #expect(wrapper.wrappedValue == 0.5)
+        let changes = Recorder<ValueChange<Double>>()
+        let token = store.observe(Self.volume) { changes.append($0) }
+        try shell("mkdir -p \(quoted(app)) && cat > \(quoted(defaults))", input: try layerFileData(["volume": .double(0.6)]))
+        #expect(await changes.wait(forCount: 1))
+        #expect(changes.values.first.map { ($0.oldValue, $0.newValue, $0.origin) } ?? (0, 0, .local) == (0.5, 0.6, .external))
+        #expect(wrapper.wrappedValue == 0.6)
+        try shell("rm -r \(quoted(app))")
+        #expect(await waitUntil { wrapper.wrappedValue == 0.5 })
+        try shell("mkdir \(quoted(app)) && cat > \(quoted(defaults))", input: try layerFileData(["volume": .double(0.7)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.7 })
+        #expect(store.source(forKey: "volume") == .defaults(location: defaults.path(percentEncoded: false)))
+        token.cancel()
+    }
+
+    @Test func aForcedFileWhoseAncestorIsMovedAsideAndInstalledAgainReachesTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        let system = directory.file("etc")
+        let forced = system.appending(path: "xdg/app/forced.plist")
+        try FileManager.default.createDirectory(at: system.appending(path: "xdg/app"), withIntermediateDirectories: true)
+        try writeLayerFile(forced, ["volume": .double(0.2)])
+        let store = try openStore(directory, forced: forced, defaults: directory.file("defaults.plist"))
+        let wrapper = Stored(Self.volume, store: store)
+        #expect(wrapper.wrappedValue == 0.2)
+        // A package manager moves the old tree aside: the directory of the file is not removed or
+        // moved itself, so its own watch hears nothing, yet the file is gone from its path.
+        try shell("mv \(quoted(system)) \(quoted(directory.file("etc.old")))")
+        #expect(await waitUntil { wrapper.wrappedValue == 0.5 })
+        #expect(!store.isForced(forKey: "volume"))
+        try shell(
+            "mkdir -p \(quoted(system))/xdg/app && cat > \(quoted(forced))", input: try layerFileData(["volume": .double(0.3)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.3 })
+        #expect(store.isForced(forKey: "volume"))
+    }
+
+    @Test func aSymlinkPointedAtAFileInAnotherDirectoryWatchesTheNewTarget() async throws {
+        let directory = try TemporaryDirectory()
+        let (first, second) = (directory.file("first"), directory.file("second"))
+        for target in [first, second] { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) }
+        try writeLayerFile(first.appending(path: "real.plist"), ["volume": .double(0.3)])
+        try writeLayerFile(second.appending(path: "real.plist"), ["volume": .double(0.4)])
+        let defaults = directory.file("defaults.plist")
+        try FileManager.default.createSymbolicLink(at: defaults, withDestinationURL: first.appending(path: "real.plist"))
+        let store = try openStore(directory, forced: directory.file("forced.plist"), defaults: defaults)
+        let wrapper = Stored(Self.volume, store: store)
+        #expect(wrapper.wrappedValue == 0.3)
+        // Pointed elsewhere atomically; the first target's directory stays, so its watch is not lost.
+        try shell(
+            "ln -s \(quoted(second))/real.plist \(quoted(defaults)).new && mv -T \(quoted(defaults)).new \(quoted(defaults))")
+        #expect(await waitUntil { wrapper.wrappedValue == 0.4 })
+        try shell("cat > \(quoted(second))/real.plist", input: try layerFileData(["volume": .double(0.45)]))
+        #expect(await waitUntil { wrapper.wrappedValue == 0.45 })
+    }
+
+    @Test func aLayerFileWrittenBetweenTheFirstReadAndItsWatchIsSeen() async throws {
+        let directory = try TemporaryDirectory()
+        // Not beside the user's file: the backend's watch of that directory would hear the edit.
+        let site = directory.file("site")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        let defaults = site.appending(path: "defaults.plist")
+        try writeLayerFile(defaults, ["volume": .double(0.6)])
+        let edit = try layerFileData(["volume": .double(0.65)])
+        let path = defaults.path(percentEncoded: false)
+        // Another process's edit lands right after the store's first read of the file, every time.
+        PreferenceStore.afterFirstLayerRead.withLock { $0[path] = { _ = try? shell("cat > \(quoted(defaults))", input: edit) } }
+        defer { _ = PreferenceStore.afterFirstLayerRead.withLock { $0.removeValue(forKey: path) } }
+        let store = try openStore(directory, forced: directory.file("forced.plist"), defaults: defaults)
+        #expect(await waitUntil { store[Self.volume] == 0.65 })
+        #expect(try Data(contentsOf: defaults) == edit, "the edit ran")
+    }
+
+    @Test func aTypedObserverHearsTheUserValueChangeUnderAForcedValueThatDoesNotDecode() async throws {
+        let directory = try TemporaryDirectory()
+        let forced = directory.file("forced.plist")
+        try writeLayerFile(forced, ["volume": .string("loud")])  // not a Double: reads fall through to the user's
+        let user = try PreferenceStore(.plist(at: directory.file("user.plist")))
+        user.set(0.8, forKey: "volume")
+        try user.flush()
+        let store = try openStore(directory, forced: forced, defaults: directory.file("defaults.plist"))
+        let wrapper = Stored(Self.volume, store: store)
+        #expect(wrapper.wrappedValue == 0.8)
+        let typed = Recorder<ValueChange<Double>>()
+        let token = store.observe(Self.volume) { typed.append($0) }
+        // Another writer of the user's file, one without the forced layer (the key is locked here).
+        user.set(0.9, forKey: "volume")
+        try user.flush()
+        #expect(await typed.wait(forCount: 1))
+        #expect(typed.values.first.map { ($0.oldValue, $0.newValue, $0.origin) } ?? (0, 0, .local) == (0.8, 0.9, .external))
+        #expect(wrapper.wrappedValue == 0.9)
+        token.cancel()
+    }
+
     @Test func anInPlaceEditOfTheFileASymlinkPointsToReachesTheStore() async throws {
         let directory = try TemporaryDirectory()
         let elsewhere = directory.file("elsewhere")

@@ -55,12 +55,8 @@ extension PlistBackend {
     }
 
     private func makeWatcherIfDirectoryExists() throws -> DirectoryWatcher? {
-        do {
-            return try DirectoryWatcher(directory: directory, fileNames: [fileName]) { [weak self] in
-                self?.checkForExternalChange()
-            }
-        } catch StoreError.io(_, _, let code) where code == ENOENT || code == ENOTDIR {
-            return nil
+        try DirectoryWatcher.ifDirectoryExists(directory, fileNames: [fileName]) { [weak self] in
+            self?.checkForExternalChange()
         }
     }
 

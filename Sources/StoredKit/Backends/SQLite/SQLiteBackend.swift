@@ -168,11 +168,7 @@ public final class SQLiteBackend: Backend {
     /// ```
     public func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {
         stopWatching()
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let watcher = try DirectoryWatcher(directory: directory, fileNames: [name, name + "-wal"]) { [weak self] in
-            self?.checkAfterWake()
-        }
+        let watcher = try makeWatcherIfDirectoryExists()
         try state.withLock { state in
             let connection = try open(&state)
             state.signalledDataVersion = state.cached != nil ? state.loadedDataVersion : try connection.dataVersion()
@@ -181,7 +177,10 @@ public final class SQLiteBackend: Backend {
             state.watcher = watcher
             let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "StoredKit.SQLiteBackend.poll"))
             timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(250))
-            timer.setEventHandler { [weak self] in self?.checkForExternalChange() }
+            timer.setEventHandler { [weak self] in
+                self?.attachWatcherIfNeeded()
+                self?.checkForExternalChange()
+            }
             timer.resume()
             state.pollTimer = timer
         }
@@ -200,6 +199,29 @@ public final class SQLiteBackend: Backend {
             state.pollTimer?.cancel()
             state.pollTimer = nil
         }
+    }
+
+    /// The inotify watch of the file's directory, or `nil` while there is no such directory.
+    private func makeWatcherIfDirectoryExists() throws -> DirectoryWatcher? {
+        let name = SystemCall.fileName(of: path)
+        return try DirectoryWatcher.ifDirectoryExists(SystemCall.directory(of: path), fileNames: [name, name + "-wal"]) {
+            [weak self] in self?.checkAfterWake()
+        }
+    }
+
+    /// Watches the directory again once it was removed (or moved) and made anew, as the plist
+    /// backend does: the poll sees the new file, but without this it would see every later
+    /// commit of another process only at the next poll.
+    private func attachWatcherIfNeeded() {
+        guard let current = state.withLock({ $0.onChange == nil ? nil : .some($0.watcher) }), current?.isLost ?? true,
+            let watcher = try? makeWatcherIfDirectoryExists()
+        else { return }
+        let attached = state.withLock { state -> Bool in
+            guard state.onChange != nil, state.watcher === current else { return false }
+            state.watcher = watcher
+            return true
+        }
+        (attached ? current : watcher)?.cancel()
     }
 
     // MARK: Inspection

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 // Layer files change under a running store (an administrator's edit, a configuration tool's atomic
 // save, a mounted ConfigMap's symlink swap): each file's directory is watched through the inotify
@@ -27,23 +28,48 @@ extension LayerTable {
 }
 
 extension PreferenceStore {
-    /// Watches every layer file's directory for the names that change it (see ``FileSystem/namesToWatch(for:)``).
-    /// A directory that does not exist yet (a system directory not installed) is awaited from its
-    /// nearest existing ancestor; once it appears, or when a watched directory is removed, the
-    /// watches are set up again.
+    /// Tests only: what to run, by layer file path, once a store opening with a layer reading that
+    /// file has read its layer files for the first time. Another process's write there is the race
+    /// between the first read and the watches; empty (one lookup per open with layers) otherwise.
+    static let afterFirstLayerRead = Mutex<[String: @Sendable () -> Void]>([:])
+
+    /// Runs the ``afterFirstLayerRead`` actions registered for this store's layer files.
+    func runAfterFirstLayerRead(_ layers: [PreferenceLayer]) {
+        let actions = Self.afterFirstLayerRead.withLock { actions in
+            actions.isEmpty ? [] : layers.compactMap { $0.source?.filePath.flatMap { actions[$0] } }
+        }
+        for action in actions { action() }
+    }
+
+    /// The first read of the layer files, at open: after their watches are in place, so a file
+    /// written between the two is either read now or heard of by its watch (and read again). Under
+    /// the reload lock, as when a directory change sets the watches again: an event of a new watch
+    /// waits until the store holds what the files said.
+    func watchAndReadLayers(_ layers: [PreferenceLayer]) {
+        layerReloadLock.withLock { _ in
+            watchLayers()
+            let (table, events) = LayerTable.load(layers)
+            state.withLock { $0.layers = table }
+            for event in events { report(event) }
+        }
+        runAfterFirstLayerRead(layers)
+    }
+
+    /// Watches every layer file's directory for the names that change it (see ``FileSystem/namesToWatch(for:)``),
+    /// and every directory above it for the name on the way. A directory that does not exist yet (a
+    /// system directory not installed) is awaited from its nearest existing ancestor. Every event sets
+    /// the watches up again (see ``layerDirectoryChanged(_:)``), so they follow the path as it changes.
     func watchLayers() {
         guard hasLayers else { return }
         let paths = state.withLock { state in Set(state.layers?.layers.compactMap { $0.layer.source?.filePath } ?? []) }
         var watchers: [DirectoryWatcher] = []
-        var awaitsDirectory = false
         for path in paths.sorted() {
             let onChange: @Sendable () -> Void = { [weak self] in
                 DispatchQueue.global().async { [weak self] in self?.layerDirectoryChanged(path) }
             }
             for (directory, names) in FileSystem.namesToWatch(for: path) {
-                if let (watcher, awaits) = Self.watch(directory, names: names, onChange: onChange) {
-                    watchers.append(watcher)
-                    awaitsDirectory = awaitsDirectory || awaits
+                if let found = Self.watch(directory, names: names, onChange: onChange) {
+                    watchers += found
                 } else {
                     report(
                         .layerFileUnreadable(
@@ -52,45 +78,72 @@ extension PreferenceStore {
                 }
             }
         }
-        state.withLock { state in
-            state.layerWatchers = watchers
-            state.layerWatchesAwaitDirectory = awaitsDirectory
-        }
+        // The watches replaced go only now: a directory watched before and after keeps its watch throughout.
+        state.withLock { state in state.layerWatchers = watchers }
     }
 
-    /// A watch of `directory` for `names`, or, while `directory` does not exist, of its nearest
+    /// Watches of `directory` for `names`, or, while `directory` does not exist, of its nearest
     /// existing ancestor for the next name on the way (a missing directory is a missing, empty
-    /// layer until it is created); `nil` when neither can be watched. A directory on the way created
-    /// between the two attempts, or while the ancestor's watch was being set up, makes no event that
-    /// watch would see: the way is looked at again once the watch is in place.
+    /// layer until it is created); then of every directory above that one for the name on the way
+    /// (see ``watchesOfAncestors(of:onChange:)``); `nil` when neither can be watched. A directory on
+    /// the way created, moved or removed while the watches are being set up makes no event they
+    /// would see: the way is looked at again once they are in place.
     private static func watch(
         _ directory: String, names: Set<String>, onChange: @escaping @Sendable () -> Void
-    ) -> (watcher: DirectoryWatcher, awaitsDirectory: Bool)? {
+    ) -> [DirectoryWatcher]? {
         for _ in 0..<8 {  // each turn finds one more directory on the way, or gives up
-            if let watcher = try? DirectoryWatcher(directory: directory, fileNames: names, onChange: onChange) {
-                return (watcher, false)
+            let before = try? FileIdentity.of(path: directory)
+            let watcher: DirectoryWatcher
+            let awaited: (directory: String, child: String)?
+            if let direct = try? DirectoryWatcher(directory: directory, fileNames: names, onChange: onChange) {
+                (watcher, awaited) = (direct, nil)
+            } else if FileManager.default.fileExists(atPath: directory) {
+                continue  // there but not watchable (not a directory, no permission), or created just now: try again
+            } else {
+                guard let way = FileSystem.nearestExistingAncestor(of: directory),
+                    let ancestor = try? DirectoryWatcher(directory: way.directory, fileNames: [way.child], onChange: onChange)
+                else { return nil }
+                (watcher, awaited) = (ancestor, way)
             }
-            // There but not watchable (not a directory, no permission), or created just now: try again.
-            if FileManager.default.fileExists(atPath: directory) { continue }
-            guard let (ancestor, child) = FileSystem.nearestExistingAncestor(of: directory),
-                let watcher = try? DirectoryWatcher(directory: ancestor, fileNames: [child], onChange: onChange)
-            else { return nil }
-            if let now = FileSystem.nearestExistingAncestor(of: directory), now == (ancestor, child) {
-                return (watcher, true)
+            let above = watchesOfAncestors(of: awaited?.directory ?? directory, onChange: onChange)
+            // Still the directory watched, or still the way to it: nothing happened unheard.
+            let isCurrent: Bool
+            if let awaited {
+                isCurrent = FileSystem.nearestExistingAncestor(of: directory).map { $0 == awaited } ?? false
+            } else {
+                isCurrent = before != nil && FileIdentity.sameFile(before, try? FileIdentity.of(path: directory))
             }
+            if isCurrent { return [watcher] + above }
         }
         return nil
     }
 
-    /// A watched directory changed: watches again when a directory was created or removed on the
-    /// way to a layer file, then reads the file (after, so a file written in between is not missed).
-    func layerDirectoryChanged(_ path: String) {
-        layerReloadLock.withLock { _ in
-            let mustWatchAgain = state.withLock { state in
-                state.layerWatchesAwaitDirectory || state.layerWatchers.contains(where: \.isLost)
+    /// Watches of every directory above `directory` for the name of the next one down: moving an
+    /// ancestor aside (`mv /etc/xdg /etc/xdg.old` for `/etc/xdg/app/forced.plist`) or replacing it
+    /// changes what the path names, and the watch of `directory` itself, which follows its
+    /// directory wherever it goes, hears nothing of it. One that cannot be watched
+    /// (no permission) is left out.
+    private static func watchesOfAncestors(
+        of directory: String, onChange: @escaping @Sendable () -> Void
+    ) -> [DirectoryWatcher] {
+        var watchers: [DirectoryWatcher] = []
+        var child = directory
+        while child != "/", child != "." {
+            let parent = SystemCall.directory(of: child)
+            let name = SystemCall.fileName(of: child)
+            if let watcher = try? DirectoryWatcher(directory: parent, fileNames: [name], onChange: onChange) {
+                watchers.append(watcher)
             }
-            if mustWatchAgain { watchLayers() }
+            child = parent
         }
+        return watchers
+    }
+
+    /// A watched directory changed: sets the watches up again (a directory on the way to a layer
+    /// file may have been created, removed, moved or replaced, a symbolic link pointed elsewhere),
+    /// then reads the file (after, so a file written in between is not missed).
+    func layerDirectoryChanged(_ path: String) {
+        layerReloadLock.withLock { _ in watchLayers() }
         reloadLayer(at: path)
     }
 
