@@ -109,8 +109,8 @@ extension Command {
             throw CLIError(
                 .invalidInput,
                 "'\(location.path)' is intact, but \(keys.count == 1 ? "key" : "keys") \(keys.prefix(3).joined(separator: ", ")) "
-                    + "\(keys.count == 1 ? "holds a value" : "hold values") nested deeper than \(StoredValue.maximumDepth) levels "
-                    + "(StoredValue.maximumDepth), which StoredKit does not read; they are kept as they are. "
+                    + "\(keys.count == 1 ? "holds a value" : "hold values") \(StoredValue.tooDeepPhrase), "
+                    + "which StoredKit does not read; they are kept as they are. "
                     + "Flatten them with the program that wrote them, or delete them with 'stored delete'.")
         }
         console.print("'\(location.path)' is sound: \(location.kind.name), \(keyCount(store.keys.count)).")

@@ -49,6 +49,22 @@ enum PlistBytes {
         }
     }
 
+    /// Refuses (status 3) a store with a row nested deeper than StoredKit reads (valid JSON another
+    /// program wrote into SQLite or PostgreSQL): a copy would silently leave that key out, where a
+    /// plist file that deep is refused whole, as `stored check` calls both.
+    static func requireNoTooDeepValues(_ events: [StoreEvent], in path: String, command: String) throws(CLIError) {
+        let keys = events.compactMap { event -> String? in
+            guard case .decodingFailed(let key, _, StoredValueJSON.tooDeepFound) = event else { return nil }
+            return key
+        }
+        guard let first = keys.min() else { return }
+        throw CLIError(
+            .invalidInput,
+            "'\(path)' is intact, but key '\(first)'\(keys.count > 1 ? " and \(keys.count - 1) more" : "") holds a value "
+                + "\(StoredValue.tooDeepPhrase), which StoredKit does not read; 'stored \(command)' would leave it out, "
+                + "so nothing was written. Flatten it with the program that wrote it, or delete it with 'stored delete'.")
+    }
+
     /// The first value (by key) that a plist in `format` would not give back exactly, and what it
     /// would give back instead. XML keeps dates to whole seconds and every NaN as `nan`; binary is exact.
     ///

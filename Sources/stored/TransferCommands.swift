@@ -64,6 +64,7 @@ extension Command {
             ? ExportFormat(fileName: destination) : try ExportFormat(option: arguments.value("format"), command: "export")
         let store = arguments.has("effective") ? try location.openExisting(through: stack) : try location.openExisting()
         try PlistBytes.requireDistinctKeys(store.recentEvents, command: "export")
+        try PlistBytes.requireNoTooDeepValues(store.recentEvents, in: location.path, command: "export")
         let values = store.dictionaryRepresentation()
         if format == .xml {
             try PlistBytes.requireExact(
@@ -187,6 +188,7 @@ extension Command {
         let forcedView = targetLayers.isEmpty ? nil : try targetLayers.view()
         let sourceStore = try source.openExisting()
         try PlistBytes.requireDistinctKeys(sourceStore.recentEvents, command: "convert")
+        try PlistBytes.requireNoTooDeepValues(sourceStore.recentEvents, in: source.path, command: "convert")
         let values = sourceStore.dictionaryRepresentation()
         let schemaVersion = sourceStore.schemaVersion
         // The backend is written directly, not through a store's `set`: check each key as `set` would.

@@ -116,6 +116,30 @@ struct NestingLimitTests {
         #expect(try PlistCodec.decode(PlistCodec.encode(atLimit, format: format), path: "a.plist") == atLimit)
         let beyond = StoredValue.dictionary(["deep": DeepValue.arrays(StoredValue.maximumDepth + 1)])
         #expect(throws: StoreError.self) { try PlistCodec.encode(beyond, format: format) }
+        // An empty container is a level like any other (issue 41: XML wrote and read an empty
+        // innermost `<array/>` one level deeper than binary, than JSON and than `set`).
+        let emptyAtLimit = StoredValue.dictionary(["deep": DeepValue.arrays(StoredValue.maximumDepth - 1, innermost: .array([]))])
+        #expect(try PlistCodec.decode(PlistCodec.encode(emptyAtLimit, format: format), path: "a.plist") == emptyAtLimit)
+        let emptyBeyond = StoredValue.dictionary(["deep": DeepValue.arrays(StoredValue.maximumDepth, innermost: .array([]))])
+        #expect(emptyBeyond.isNested(deeperThan: StoredValue.maximumDepth))
+        #expect(throws: StoreError.self) { try PlistCodec.encode(emptyBeyond, format: format) }
+    }
+
+    @Test func anXMLFileWithAnEmptyContainerOneLevelTooDeepIsRefusedAsBinaryIs() throws {
+        let limit = StoredValue.maximumDepth
+        for empty in ["<array/>", "<dict/>", "<array></array>"] {
+            let xml =
+                "<plist><dict><key>deep</key>" + String(repeating: "<array>", count: limit) + empty
+                + String(repeating: "</array>", count: limit) + "</dict></plist>"
+            #expect {
+                try PlistCodec.decode(Data(xml.utf8), path: "deep.plist")
+            } throws: { error in
+                guard case StoreError.unsupportedFile(_, let reason, _) = error else { return false }
+                return reason.contains(StoredValue.tooDeepPhrase)
+            }
+        }
+        #expect(StoredValueJSON.nestsTooDeep(String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1)))
+        #expect(!StoredValueJSON.nestsTooDeep(String(repeating: "[", count: limit) + String(repeating: "]", count: limit)))
     }
 
     // Defects 1 and 3, on every backend: at the limit round-trips through a reopened store, one

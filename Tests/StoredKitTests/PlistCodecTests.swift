@@ -196,7 +196,7 @@ struct PlistCodecTests {
             try decode(tooDeep)
         } throws: { error in
             guard case StoreError.unsupportedFile(_, let reason, _) = error else { return false }
-            return reason == "containers nested deeper than \(depth) levels, the root counted (at byte \(depth * 7))"
+            return reason == "a value \(StoredValue.tooDeepPhrase) (at byte \(depth * 7))"
         }
         #expect(corruptReason(String(repeating: "<array>", count: 100_000))?.contains("unexpected end of file") == true)
         var value = StoredValue.int(1)

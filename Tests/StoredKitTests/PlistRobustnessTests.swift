@@ -139,7 +139,7 @@ struct PlistRobustnessTests {
             try PlistCodec.decode(deepBinary(innermost: 600), path: "hostile.plist")
         } throws: { error in
             guard case StoreError.unsupportedFile(_, let reason, _) = error else { return false }
-            return reason.hasPrefix("containers nested deeper than \(PlistCodec.maximumDepth) levels")
+            return reason.hasPrefix("a value \(StoredValue.tooDeepPhrase)")
         }
         // The innermost array holds the outermost: a cycle beyond the limit is still corruption.
         #expect(corruptReason(deepBinary(innermost: 0))?.contains("contains itself") == true)

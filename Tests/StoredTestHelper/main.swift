@@ -66,7 +66,25 @@ if arguments[0] == "set-many-and-exit" {
             !$0.contains("unreachable since") && ($0.contains("did not answer") || $0.contains("timeout expired"))
         }.count
         say("waited=\(waited) atOnce=\(atOnce)")
+        // The exit as this process timed it, in milliseconds: the test's own threads may go
+        // unscheduled for seconds on a loaded machine, so its clock cannot hold the exit to a bound.
+        let sinceGo = exitGoSeen.withLock { $0 }.map { ContinuousClock.now - $0 } ?? .zero
+        if let timings = ExitSequence.timings {
+            say(
+                "exit flushMs=\(milliseconds(timings.flush)) hooksMs=\(milliseconds(timings.hooks)) "
+                    + "stragglersMs=\(milliseconds(timings.stragglers)) totalMs=\(milliseconds(timings.total)) "
+                    + "sinceGoMs=\(milliseconds(sinceGo))")
+        }
     }
+}
+
+/// When set-many-and-exit saw its go file, for its exit report.
+let exitGoSeen = Mutex<ContinuousClock.Instant?>(nil)
+
+/// `duration` in whole milliseconds.
+func milliseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds * 1000 + attoseconds / 1_000_000_000_000_000
 }
 
 /// PATH may also be a PostgreSQL URL (`postgresql:...`); STORED_NAMESPACE then names the namespace.
@@ -152,6 +170,7 @@ do {
         say("open")
         let go = URL(fileURLWithPath: arguments[3]).appendingPathComponent("go").path
         for _ in 0..<6000 where !FileManager.default.fileExists(atPath: go) { usleep(5_000) }
+        exitGoSeen.withLock { $0 = .now }
         for (index, store) in stores.enumerated() { store.set(index, forKey: "k") }
         exit(0)
     case "write-loop":

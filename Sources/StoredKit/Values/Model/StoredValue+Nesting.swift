@@ -2,8 +2,12 @@ extension StoredValue {
     /// The deepest nesting of arrays and dictionaries StoredKit stores, reads or writes: one
     /// limit for ``StoredValueJSON``, both plist formats, SQLite and PostgreSQL, and `stored`.
     ///
-    /// A scalar is at depth 0 and each array or dictionary around it adds one, so
-    /// `.array([.array([])])` is 2 deep. 512 is the depth Foundation's `JSONSerialization` reads.
+    /// The one rule, the same in every reader and writer: a scalar is at depth 0 and each array or
+    /// dictionary around it adds one, an empty one as any other, so `.array([.array([])])` is 2
+    /// deep. A store's root (the dictionary of keys at the top of a plist file, or of the JSON
+    /// `stored export` writes) is not part of any value: such a file or document nests one level
+    /// more, ``PlistCodec/maximumDepth`` (513) with the root counted. 512 is the depth Foundation's
+    /// `JSONSerialization` reads.
     /// Every walk over a value, in every reader and writer, keeps its own stack of open containers
     /// rather than recursing, so the limit does not depend on the thread's stack size. A deeper
     /// value is refused where it comes in: `set` reports ``StoreEvent/encodingFailed(key:reason:)``
@@ -37,10 +41,14 @@ extension StoredValue {
     /// stop (hashing): a constant number of frames, whatever the value.
     static let recursionLimit = 32
 
+    /// How every refusal of a value deeper than ``maximumDepth`` says so, whichever reader or
+    /// writer refuses it (a `set`, JSON, a plist file, an SQLite or PostgreSQL row, `stored`).
+    package static let tooDeepPhrase =
+        "nested deeper than \(maximumDepth) levels of arrays and dictionaries (StoredValue.maximumDepth)"
+
     /// Why a value is deeper than ``maximumDepth``, as error messages say it.
     package static let tooDeepReason =
-        "it is nested deeper than \(maximumDepth) levels of arrays and dictionaries (StoredValue.maximumDepth); "
-        + "flatten it or store its parts under separate keys"
+        "it is \(tooDeepPhrase); flatten it or store its parts under separate keys"
 
     /// Why a Codable value is deeper than ``maximumCodableDepth``, as error messages say it.
     package static let tooDeepForCodableReason =

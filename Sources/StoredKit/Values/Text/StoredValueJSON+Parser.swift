@@ -84,6 +84,8 @@ extension StoredValueJSON {
                 index += 1
                 if consume(UInt8(ascii: "}")) {
                     guard depth < limit else { throw tooDeep() }
+                    // An empty container is a level like any other, for `nestsTooDeep` too.
+                    deepest = max(deepest, depth + 1)
                     return .dictionary([:])
                 }
                 open.append(OpenContainer(isObject: true, start: start))
@@ -94,7 +96,10 @@ extension StoredValueJSON {
                 guard depth < limit else { throw tooDeep() }
                 let start = index
                 index += 1
-                if consume(UInt8(ascii: "]")) { return .array([]) }
+                if consume(UInt8(ascii: "]")) {
+                    deepest = max(deepest, depth + 1)
+                    return .array([])
+                }
                 open.append(OpenContainer(isObject: false, start: start))
                 deepest = max(deepest, open.count)
                 return nil

@@ -94,8 +94,7 @@ public enum StoredValueJSON {
     /// What a column holding JSON that ``nestsTooDeep(_:)`` is said to hold, in a
     /// ``StoreEvent/decodingFailed(key:expected:found:)``: ``tooDeepFound``.
     package static let tooDeepFound =
-        "valid JSON nested deeper than \(StoredValue.maximumDepth) levels (StoredValue.maximumDepth), "
-        + "which StoredKit does not read; the row is kept as it is"
+        "valid JSON \(StoredValue.tooDeepPhrase), which StoredKit does not read; the row is kept as it is"
 
     private struct Writer {
         let prettyPrinted: Bool

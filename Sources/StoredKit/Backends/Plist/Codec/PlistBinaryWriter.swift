@@ -65,8 +65,7 @@ struct PlistBinaryWriter {
 
     private static func checkDepth(_ depth: Int, key: String) throws(StoreError) {
         guard depth < PlistCodec.maximumDepth else {
-            throw StoreError.unrepresentable(
-                key: key, reason: "containers nested deeper than \(PlistCodec.maximumDepth) levels (PlistCodec.maximumDepth)")
+            throw StoreError.unrepresentable(key: key, reason: StoredValue.tooDeepReason)
         }
     }
 

@@ -8,9 +8,11 @@ import Foundation
 /// try PlistCodec.decode(data, path: "/tmp/app.plist")  //=> .dictionary(["volume": .double(0.5)])
 /// ```
 public enum PlistCodec {
-    /// The deepest nesting a plist file may hold: a store's root dictionary around values of up to
-    /// ``StoredValue/maximumDepth``. Readers refuse deeper files before descending, writers deeper
-    /// values, so neither can exhaust the stack.
+    /// The deepest nesting a plist file may hold, its root counted: a store's root dictionary
+    /// around values of up to ``StoredValue/maximumDepth``, every array and dictionary counted
+    /// (an empty one too, `<array/>` as `<array></array>`). XML and binary, reading and writing,
+    /// apply it alike. Readers refuse deeper files before descending, writers deeper values, so
+    /// neither can exhaust the stack.
     ///
     /// ```swift
     /// PlistCodec.maximumDepth  //=> 513
@@ -22,7 +24,7 @@ public enum PlistCodec {
     static func tooDeep(path: String, at offset: Int) -> StoreError {
         .unsupportedFile(
             path: path,
-            reason: "containers nested deeper than \(maximumDepth) levels, the root counted (at byte \(offset))",
+            reason: "a value \(StoredValue.tooDeepPhrase) (at byte \(offset))",
             advice: "StoredKit reads values nested up to \(StoredValue.maximumDepth) levels (StoredValue.maximumDepth); "
                 + "flatten the value with the program that wrote the file, or keep using that program for it.")
     }

@@ -134,8 +134,11 @@ struct PlistXMLReader {
     /// Reads a scalar or an empty container and returns it; or opens a container that has
     /// content and returns nil. Beyond ``PlistCodec/maximumDepth`` a container is only checked.
     private mutating func begin(_ tag: StartTag, into open: inout [OpenContainer]) throws(StoreError) -> StoredValue? {
-        guard !tag.isEmpty, tag.element == .dictionary || tag.element == .array else { return try readScalar(tag) }
+        guard tag.element == .dictionary || tag.element == .array else { return try readScalar(tag) }
+        // An empty container is a level like any other (`<array/>` as `<array></array>`), as the
+        // binary reader, the writers and `isNested` count it.
         guard open.count < PlistCodec.maximumDepth else { return try checkTooDeep(tag) }
+        guard !tag.isEmpty else { return try readScalar(tag) }
         open.append(OpenContainer(tag: tag, base: tag.element == .dictionary ? pendingEntries.count : pendingItems.count))
         return nil
     }
@@ -162,6 +165,7 @@ struct PlistXMLReader {
     /// corrupt when any part is not. Returns a placeholder; ``readDocument()`` then throws.
     private mutating func checkTooDeep(_ tag: StartTag) throws(StoreError) -> StoredValue {
         if firstTooDeep == nil { firstTooDeep = tag.offset }
+        guard !tag.isEmpty else { return .array([]) }  // `<array/>` holds nothing to check
         var open = [tag]
         while let inner = open.last {
             try skipMarkup(allowingDeclarations: false)

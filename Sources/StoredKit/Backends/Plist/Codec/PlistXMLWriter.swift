@@ -85,8 +85,9 @@ struct PlistXMLWriter {
         appendIndentation(open.count)
         switch value {
         case .array(let items):
-            guard !items.isEmpty else { return append("<array/>\n") }
+            // An empty container is a level like any other, as the readers count it.
             try checkDepth(open.count)
+            guard !items.isEmpty else { return append("<array/>\n") }
             append("<array>\n")
             open.append(OpenContainer(items: items, isArray: true))
         case .dictionary(let entries):
@@ -99,8 +100,8 @@ struct PlistXMLWriter {
     private mutating func openDictionary(
         _ entries: [(key: String, value: StoredValue)], into open: inout [OpenContainer]
     ) throws(StoreError) {
-        guard !entries.isEmpty else { return append("<dict/>\n") }
         try checkDepth(open.count)
+        guard !entries.isEmpty else { return append("<dict/>\n") }
         append("<dict>\n")
         open.append(OpenContainer(entries: entries, isArray: false))
     }
@@ -148,9 +149,7 @@ struct PlistXMLWriter {
 
     private func checkDepth(_ indentation: Int) throws(StoreError) {
         guard indentation < PlistCodec.maximumDepth else {
-            throw StoreError.unrepresentable(
-                key: currentKey,
-                reason: "containers nested deeper than \(PlistCodec.maximumDepth) levels (PlistCodec.maximumDepth)")
+            throw StoreError.unrepresentable(key: currentKey, reason: StoredValue.tooDeepReason)
         }
     }
 
