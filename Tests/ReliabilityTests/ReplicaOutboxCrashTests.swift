@@ -14,7 +14,7 @@ struct ReplicaOutboxCrashTests {
             let folder = try TemporaryDirectory()
             let url = folder.file("replica.sqlite")
             let writer = try HelperProcess(
-                ["write-keys-loop", url.path],
+                ["write-loop", url.path, "keys"],
                 environment: ["STORED_REPLICA": "1", "STORED_DURABILITY": durability == .immediate ? "immediate" : "deferred"])
             #expect(await writer.waitForLine { Int($0) ?? 0 >= 5 + trial })
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))

@@ -1,6 +1,5 @@
 import Foundation
 import StoredKitTestSupport
-import Synchronization
 import Testing
 
 @testable import StoredKit
@@ -8,19 +7,11 @@ import Testing
 /// The clock the offline replica stamps each `set` with: never backwards, and past whatever it saw.
 @Suite("Hybrid logical clock")
 struct HybridLogicalClockTests {
-    /// A wall clock the test sets, in milliseconds since 1970.
-    final class WallClock: Sendable {
-        let now: Atomic<Int64>
-        init(_ start: Int64) { now = Atomic(start) }
-        func set(_ value: Int64) { now.store(value, ordering: .relaxed) }
-        var read: @Sendable () -> Int64 { { [self] in now.load(ordering: .relaxed) } }
-    }
-
     static let day: Int64 = 86_400_000
     static let start: Int64 = 1_780_000_000_000
 
     @Test func ticksFollowTheWallClockAndCountWithinAMillisecond() {
-        let wall = WallClock(Self.start)
+        let wall = ManualWallClock(Self.start)
         let clock = HybridLogicalClock(physical: wall.read)
         #expect(clock.tick() == HybridTimestamp(milliseconds: Self.start, counter: 0))
         #expect(clock.tick() == HybridTimestamp(milliseconds: Self.start, counter: 1))
@@ -29,7 +20,7 @@ struct HybridLogicalClockTests {
     }
 
     @Test func aWallClockSetBackNeverMakesAStampGoBack() {
-        let wall = WallClock(Self.start)
+        let wall = ManualWallClock(Self.start)
         let clock = HybridLogicalClock(physical: wall.read)
         let before = clock.tick()
         wall.set(Self.start - Self.day)
@@ -40,12 +31,12 @@ struct HybridLogicalClockTests {
 
     @Test func aClockResumedFromItsPersistedStampStaysAboveItWhateverTheWallClockSays() {
         let persisted = HybridTimestamp(milliseconds: Self.start, counter: 41)
-        let clock = HybridLogicalClock(last: persisted, physical: WallClock(Self.start - Self.day).read)
+        let clock = HybridLogicalClock(last: persisted, physical: ManualWallClock(Self.start - Self.day).read)
         #expect(clock.tick() == HybridTimestamp(milliseconds: Self.start, counter: 42))
     }
 
     @Test func aChangeMadeAfterSeeingAStampFromTheFutureIsStampedAboveIt() {
-        let clock = HybridLogicalClock(physical: WallClock(Self.start).read)
+        let clock = HybridLogicalClock(physical: ManualWallClock(Self.start).read)
         _ = clock.tick()
         let theirs = HybridTimestamp(milliseconds: Self.start + Self.day, counter: 7)
         #expect(clock.witness(theirs) == HybridTimestamp(milliseconds: Self.start + Self.day, counter: 8))
@@ -53,14 +44,14 @@ struct HybridLogicalClockTests {
     }
 
     @Test func witnessingAnOlderStampOnlyCounts() {
-        let clock = HybridLogicalClock(physical: WallClock(Self.start).read)
+        let clock = HybridLogicalClock(physical: ManualWallClock(Self.start).read)
         let mine = clock.tick()
         let after = clock.witness(HybridTimestamp(milliseconds: Self.start - Self.day, counter: 9))
         #expect(after == HybridTimestamp(milliseconds: mine.milliseconds, counter: mine.counter + 1))
     }
 
     @Test func aWallClockAheadOfBothStartsTheCounterOver() {
-        let wall = WallClock(Self.start)
+        let wall = ManualWallClock(Self.start)
         let clock = HybridLogicalClock(physical: wall.read)
         _ = clock.tick()
         wall.set(Self.start + 10)
@@ -70,7 +61,7 @@ struct HybridLogicalClockTests {
 
     @Test func aFullCounterMovesToTheNextMillisecondInsteadOfWrapping() {
         let full = HybridTimestamp(milliseconds: Self.start, counter: .max)
-        let clock = HybridLogicalClock(last: full, physical: WallClock(Self.start).read)
+        let clock = HybridLogicalClock(last: full, physical: ManualWallClock(Self.start).read)
         let next = clock.tick()
         #expect(next == HybridTimestamp(milliseconds: Self.start + 1, counter: 0))
         #expect(next > full)
@@ -90,13 +81,13 @@ struct HybridLogicalClockTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func happenedBeforeImpliesASmallerStampUnderSkewedClocks(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
-        let walls = [WallClock(Self.start), WallClock(Self.start + Self.day), WallClock(Self.start - Self.day)]
+        let walls = [ManualWallClock(Self.start), ManualWallClock(Self.start + Self.day), ManualWallClock(Self.start - Self.day)]
         let clocks = walls.map { HybridLogicalClock(physical: $0.read) }
         var newestSeen = [HybridTimestamp](repeating: .zero, count: 3)  // the newest stamp each machine's past holds
         var mailbox: [(to: Int, stamp: HybridTimestamp)] = []
         for step in 0..<3_000 {
             for wall in walls where Bool.random(using: &random) {
-                wall.set(wall.now.load(ordering: .relaxed) + Int64.random(in: -3...5, using: &random))  // drifts, also back
+                wall.advance(by: Int64.random(in: -3...5, using: &random))  // drifts, also back
             }
             let machine = Int.random(in: 0..<3, using: &random)
             if !mailbox.isEmpty, Bool.random(using: &random) {

@@ -1,6 +1,5 @@
 import Foundation
 import StoredKitTestSupport
-import Synchronization
 import Testing
 
 @testable import StoredKit
@@ -12,26 +11,20 @@ struct ReplicaFileTests {
     static let start: Int64 = 1_780_000_000_000
     static let day: Int64 = 86_400_000
 
-    /// A wall clock the test moves.
-    final class WallClock: Sendable {
-        let now = Atomic<Int64>(ReplicaFileTests.start)
-        var read: @Sendable () -> Int64 { { [self] in now.load(ordering: .relaxed) } }
-    }
-
-    static func replica(_ url: URL, wall: WallClock = WallClock()) -> ReplicaFile {
+    static func replica(_ url: URL, wall: ManualWallClock = ManualWallClock(start)) -> ReplicaFile {
         ReplicaFile(at: url, clock: HybridLogicalClock(physical: wall.read))
     }
 
     @Test func eachWriteIsQueuedWithTheStampOfItsSet() throws {
         let directory = try TemporaryDirectory()
-        let wall = WallClock()
+        let wall = ManualWallClock(Self.start)
         let replica = Self.replica(directory.file("r.sqlite"), wall: wall)
         let store = try PreferenceStore(replica)
         store.set(2, forKey: "volume")
         store.removeValue(forKey: "gone")
         store.set("dark", forKey: "theme")
         store.removeValue(forKey: "theme")
-        wall.now.add(Self.day, ordering: .relaxed)  // committed a day later: the stamps say when they were made
+        wall.advance(by: Self.day)  // committed a day later: the stamps say when they were made
         try store.flush()
         let pending = try replica.pendingWrites()
         let me = try replica.currentIdentity().replicaID
@@ -167,8 +160,7 @@ struct ReplicaFileTests {
         let store = try PreferenceStore(first, durability: .immediate)
         store.set(1, forKey: "a")
         let before = try #require(try first.pendingWrites().first?.stamp)
-        let behind = WallClock()
-        behind.now.store(Self.start - Self.day, ordering: .relaxed)
+        let behind = ManualWallClock(Self.start - Self.day)
         let later = Self.replica(url, wall: behind)
         let reopened = try PreferenceStore(later, durability: .immediate)
         reopened.set(2, forKey: "a")

@@ -1,4 +1,5 @@
 import Foundation
+import StoredKitTestSupport
 import Synchronization
 import Testing
 
@@ -12,11 +13,6 @@ struct WriteStampTests {
     static let start: Int64 = 1_780_000_000_000
     static let hour: Int64 = 3_600_000
 
-    /// A wall clock the test moves.
-    final class WallClock: Sendable {
-        let now = Atomic<Int64>(WriteStampTests.start)
-    }
-
     /// A backend that keeps what it commits in memory, records every batch, and fails while told to
     /// (a server that is down). Its clock reads a wall clock the test moves.
     final class StampingBackend: Backend {
@@ -27,13 +23,12 @@ struct WriteStampTests {
             var refusedKey: String?
         }
         let state = Mutex(State())
-        let wall = WallClock()
+        let wall = ManualWallClock(WriteStampTests.start)
         let writeClock: HybridLogicalClock?
         let location = "stamping"
 
         init(clocked: Bool = true) {
-            let wall = wall
-            writeClock = clocked ? HybridLogicalClock(physical: { wall.now.load(ordering: .relaxed) }) : nil
+            writeClock = clocked ? HybridLogicalClock(physical: wall.read) : nil
         }
 
         func load() throws -> BackendSnapshot { state.withLock { $0.data } }
@@ -64,7 +59,7 @@ struct WriteStampTests {
         func startWatching(_ onChange: @escaping @Sendable () -> Void) throws {}
         func stopWatching() {}
 
-        func advance(_ milliseconds: Int64) { wall.now.add(milliseconds, ordering: .relaxed) }
+        func advance(_ milliseconds: Int64) { wall.advance(by: milliseconds) }
         var commits: [BackendChanges] { state.withLock { $0.commits } }
     }
 

@@ -174,20 +174,13 @@ do {
         for (index, store) in stores.enumerated() { store.set(index, forKey: "k") }
         exit(0)
     case "write-loop":
-        // write-loop PATH: writes 1, 2, 3 ... to "n" until killed, printing each acknowledged value.
+        // write-loop PATH [keys]: writes 1, 2, 3 ... until killed, printing each acknowledged value:
+        // to "n", or with `keys` to k1, k2, k3 ... (each write its own key, as an outbox test needs).
+        let eachItsOwnKey = arguments.count > 2 && arguments[2] == "keys"
         var value = 0
         while true {
             value += 1
-            store.set(value, forKey: "n")
-            if durability == .deferred { try store.flush() }
-            say("\(value)")
-        }
-    case "write-keys-loop":
-        // write-keys-loop PATH: writes k1 = 1, k2 = 2 ... until killed, printing each acknowledged number.
-        var value = 0
-        while true {
-            value += 1
-            store.set(value, forKey: "k\(value)")
+            store.set(value, forKey: eachItsOwnKey ? "k\(value)" : "n")
             if durability == .deferred { try store.flush() }
             say("\(value)")
         }

@@ -19,9 +19,7 @@ enum ReplicaScenarios {
             requires: .sqlite
         ) { context in
             let count = context.scaled(full: 2_000, quick: 300)
-            let directory = try context.makeDirectory("replica-deferred")
-            let replica = try PreferenceStore(ReplicaFile(at: directory.appending(path: "replica.sqlite")))
-            let plain = try PreferenceStore(.sqlite(at: directory.appending(path: "plain.sqlite")))
+            let (replica, plain) = try stores(in: try context.makeDirectory("replica-deferred"))
             var next = 0
             func burst(_ store: PreferenceStore) throws -> Duration {
                 let clock = ContinuousClock()
@@ -60,10 +58,7 @@ enum ReplicaScenarios {
             requires: .sqlite
         ) { context in
             let count = context.scaled(full: 300, quick: 30)
-            let directory = try context.makeDirectory("replica-durable")
-            let replica = try PreferenceStore(
-                ReplicaFile(at: directory.appending(path: "replica.sqlite")), durability: .immediate)
-            let plain = try PreferenceStore(.sqlite(at: directory.appending(path: "plain.sqlite")), durability: .immediate)
+            let (replica, plain) = try stores(in: try context.makeDirectory("replica-durable"), durability: .immediate)
             let clock = ContinuousClock()
             var next = 0
             func write(_ store: PreferenceStore) -> Duration {
@@ -94,13 +89,12 @@ enum ReplicaScenarios {
         ) { context in
             let count = context.scaled(full: 100, quick: 15)
             let directory = try context.makeDirectory("replica-open")
-            let replicaURL = directory.appending(path: "replica.sqlite")
-            let plainURL = directory.appending(path: "plain.sqlite")
+            let (replicaURL, plainURL) = files(in: directory)
             do {
-                let replica = try PreferenceStore(ReplicaFile(at: replicaURL), durability: .immediate)
-                let plain = try PreferenceStore(.sqlite(at: plainURL), durability: .immediate)
-                try replica.transaction { tx in for key in 0..<1_000 { tx.set(key, forKey: "key\(key)") } }
-                try plain.transaction { tx in for key in 0..<1_000 { tx.set(key, forKey: "key\(key)") } }
+                let (replica, plain) = try stores(in: directory, durability: .immediate)
+                for store in [replica, plain] {
+                    try store.transaction { tx in for key in 0..<1_000 { tx.set(key, forKey: "key\(key)") } }
+                }
             }
             let clock = ContinuousClock()
             let figures = try context.harness.measurePairedLatencies(count: count) {
@@ -118,5 +112,21 @@ enum ReplicaScenarios {
             }
             return ScenarioOutcome(subject: .measured(figures.subject), baselines: ["sqlite-open": .measured(figures.baseline)])
         }
+    }
+
+    /// The replica file and the plain SQLite file a scenario compares, side by side in `directory`.
+    private static func files(in directory: URL) -> (replica: URL, plain: URL) {
+        (directory.appending(path: "replica.sqlite"), directory.appending(path: "plain.sqlite"))
+    }
+
+    /// A store over each of ``files(in:)``.
+    private static func stores(
+        in directory: URL, durability: Durability = .deferred
+    ) throws -> (replica: PreferenceStore, plain: PreferenceStore) {
+        let (replica, plain) = files(in: directory)
+        return (
+            try PreferenceStore(ReplicaFile(at: replica), durability: durability),
+            try PreferenceStore(.sqlite(at: plain), durability: durability)
+        )
     }
 }

@@ -106,7 +106,7 @@ package final class ReplicaFile: Backend {
 
     package func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
         try sqlite.withCompanionTransaction(
-            durability: .immediate,
+            durability: .deferred,  // the body's batch says; an immediate one is synced after its commit
             decide: { snapshot, connection in
                 let (changes, value) = try body(snapshot)
                 return (try stampedLocal(changes, connection).changes, value)

@@ -8,7 +8,8 @@ extension SQLiteBackend {
     /// `record` with them to write the companion's rows in the same transaction. Returns what
     /// `decide` returned and whether another connection had committed since this instance last
     /// looked. A file replaced meanwhile gets the changes and `record` again (`decide` runs once,
-    /// as ``withExclusiveAccess(_:)``'s body does). The commit is synced as `durability` asks.
+    /// as ``withExclusiveAccess(_:)``'s body does). The connection is set for `durability`, and a
+    /// batch that asks for `.immediate` is synced whatever it was set for.
     func withCompanionTransaction<R>(
         durability: Durability,
         decide: (BackendSnapshot, SQLiteConnection) throws -> (BackendChanges, R),
@@ -39,6 +40,11 @@ extension SQLiteBackend {
                         return (changes, value, sequence)
                     }
                     state.recordCommitted(changes, sequence: sequence)
+                    // synchronous cannot change inside a transaction: a batch that asks for more than
+                    // `durability` gets its log synced by hand, as withExclusiveAccess does.
+                    if changes.durability == .immediate && connection.synchronous != "FULL" {
+                        try connection.syncWriteAheadLog()
+                    }
                     guard try closeIfReplaced(&state) else { return (value, changedElsewhere) }
                     changedElsewhere = true
                 }
