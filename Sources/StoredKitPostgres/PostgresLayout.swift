@@ -19,9 +19,13 @@ import StoredKit
 /// ```
 enum PostgresLayout {
     /// The layout this client reads and writes.
-    static let version = 2
+    ///
+    /// Layout 3 (StoredKit 0.11.0) stamps every row and tombstone with the hybrid-logical-clock
+    /// stamp of the write that made it (``stampColumns``), so the change made last wins whatever
+    /// order writes arrive in; ``create`` adds the columns to a layout-2 database in place.
+    static let version = 3
     /// The first StoredKit release that reads ``version``: what older clients are told to run.
-    static let client = "0.10.0"
+    static let client = "0.11.0"
 
     /// Serialises schema creation: the ASCII bytes `StK1`, as the SQLite layout's application ID.
     static let lockKey = 0x5374_4B31
@@ -37,6 +41,9 @@ enum PostgresLayout {
         SELECT to_regclass('storedkit.layout') IS NOT NULL AND to_regclass('storedkit.namespaces') IS NOT NULL
             AND to_regclass('storedkit.preferences') IS NOT NULL AND to_regclass('storedkit.removed_keys') IS NOT NULL
             AND to_regclass('storedkit.access_rules') IS NOT NULL AND to_regprocedure('storedkit.group_patterns(boolean)') IS NOT NULL
+            AND (SELECT count(*) FROM pg_catalog.pg_attribute WHERE attrelid IN (to_regclass('storedkit.preferences'),
+                to_regclass('storedkit.removed_keys')) AND attname IN ('stamp_ms', 'stamp_counter', 'stamp_replica')
+                AND NOT attisdropped) = 6
             AND (SELECT count(*) FROM pg_catalog.pg_trigger WHERE tgrelid = to_regclass('storedkit.preferences')
                 AND tgname IN ('storedkit_hand_insert', 'storedkit_hand_update', 'storedkit_hand_delete')) = 3,
             (SELECT max(relkind::text) FROM pg_catalog.pg_class WHERE oid IN (to_regclass('storedkit_namespaces'),
@@ -96,9 +103,23 @@ enum PostgresLayout {
             PRIMARY KEY (namespace, key)
         );
         CREATE INDEX IF NOT EXISTS removed_keys_by_revision ON storedkit.removed_keys (namespace, revision);
+        ALTER TABLE storedkit.preferences \(stampColumns);
+        ALTER TABLE storedkit.removed_keys \(stampColumns);
         \(handEditTrigger)
         \(PostgresAccess.create)
         \(oldClientGuard)
+        """
+
+    /// The stamp of the write that made a row or tombstone (layout 3): the hybrid-logical-clock
+    /// stamp (``HybridTimestamp``: milliseconds and counter) and the replica that took it, the
+    /// tie-break. Rows of a layout-2 database read as stamp zero, older than any stamped write.
+    /// Stamps compare as `(stamp_ms, stamp_counter, stamp_replica COLLATE "C")`, byte order as in
+    /// Swift, never the database's collation. Added with constant defaults, which PostgreSQL
+    /// records in the catalog without rewriting the table.
+    static let stampColumns = """
+        ADD COLUMN IF NOT EXISTS stamp_ms bigint NOT NULL DEFAULT 0,
+            ADD COLUMN IF NOT EXISTS stamp_counter bigint NOT NULL DEFAULT 0,
+            ADD COLUMN IF NOT EXISTS stamp_replica text NOT NULL DEFAULT ''
         """
 
     /// The column that names a namespace on the channel: 128 random bits (`gen_random_uuid`, from the

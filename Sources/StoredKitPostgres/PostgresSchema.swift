@@ -129,7 +129,7 @@ enum PostgresSchema {
     private static func header(wholeDue: String) -> String {
         """
         SELECT '\(headerRow)', NULL::text, NULL::text, \(wholeDue), revision, schema_version::numeric,
-            NULL::double precision, notify_token, NULL::bytea, NULL::timestamptz, NULL::json
+            NULL::double precision, notify_token, NULL::bytea, NULL::timestamptz, NULL::json, NULL::bigint, NULL::bigint, NULL::text
             FROM storedkit.namespaces WHERE namespace = $1
         """
     }
@@ -141,7 +141,7 @@ enum PostgresSchema {
     static let selectAll = """
         \(header(wholeDue: "NULL::boolean"))
         UNION ALL
-        SELECT 'value', key, type, \(valueColumns) FROM storedkit.preferences WHERE namespace = $1
+        SELECT 'value', key, type, \(valueColumns), \(stampNames) FROM storedkit.preferences WHERE namespace = $1
         """
 
     /// `$1` namespace, `$2` the revision the store has: the catch-up read, in one statement. The
@@ -152,12 +152,19 @@ enum PostgresSchema {
     static let selectSince = """
         \(header(wholeDue: "$2::bigint > revision OR $2::bigint < pruned_revision"))
         UNION ALL
-        SELECT 'value', key, type, \(valueColumns) FROM storedkit.preferences WHERE namespace = $1 AND revision > $2::bigint
+        SELECT 'value', key, type, \(valueColumns), \(stampNames) FROM storedkit.preferences WHERE namespace = $1 AND revision > $2::bigint
         UNION ALL
-        SELECT '\(removedRow)', r.key, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM storedkit.removed_keys AS r
+        SELECT '\(removedRow)', r.key, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, r.stamp_ms, r.stamp_counter,
+            r.stamp_replica FROM storedkit.removed_keys AS r
             WHERE r.namespace = $1 AND r.revision > $2::bigint
                 AND NOT EXISTS (SELECT 1 FROM storedkit.preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
         """
+
+    /// The stamp columns (``PostgresLayout/stampColumns``) that end every row ``selectAll`` and
+    /// ``selectSince`` return: what a replica merges by.
+    static let stampNames = "stamp_ms, stamp_counter, stamp_replica"
+    /// The index of the first stamp column in those rows.
+    static let firstStampColumn: Int32 = 3 + Int32(PostgresValueColumns.names.count)
 
     /// The `kind` of the header row, and of ``selectSince``'s rows that name a removed key.
     static let headerRow = "header"
@@ -176,6 +183,64 @@ enum PostgresSchema {
         WITH removed AS (DELETE FROM storedkit.preferences WHERE namespace = $1 AND key = $2 RETURNING key)
         INSERT INTO storedkit.removed_keys (namespace, key, revision) SELECT $1, key, $3::bigint FROM removed
             ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision
+        """
+
+    /// The stamp a write is recorded with: its own, but never more than the skew (`skew`, a
+    /// parameter in milliseconds) ahead of the server's clock, so one machine a year ahead cannot
+    /// make its values win for a year. `ms`, `counter`, `replica` are parameters.
+    private static func clampedStamp(ms: String, counter: String, replica: String, skew: String) -> String {
+        """
+        SELECT least(\(ms)::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint + \(skew)::bigint) AS ms,
+                \(counter)::bigint AS counter, \(replica)::text AS replica
+        """
+    }
+
+    /// Whether the stamp of `row` is below the stamp `s` (``clampedStamp``), in byte order.
+    private static func older(_ row: String, than s: String) -> String {
+        "(\(row).stamp_ms, \(row).stamp_counter, \(row).stamp_replica COLLATE \"C\") < (\(s).ms, \(s).counter, \(s).replica COLLATE \"C\")"
+    }
+
+    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns, `$12` revision, `$13`
+    /// stamp milliseconds, `$14` counter, `$15` replica, `$16` the skew allowed (ms): the write of a
+    /// stamped value, which takes effect only when it is the key's latest: its stamp (clamped,
+    /// ``clampedStamp``) is above the row's and above any tombstone's. Returns the stamp recorded
+    /// (below the one sent when clamped); no row when a later write holds the key, or this very
+    /// write does (an upload repeated after a lost acknowledgement, which is then a no-op).
+    static let stampedUpsert = """
+        WITH s AS (\(clampedStamp(ms: "$13", counter: "$14", replica: "$15", skew: "$16")))
+        INSERT INTO storedkit.preferences AS p (namespace, key, type, \(valueColumns), updated_at, revision, \(stampNames))
+            SELECT $1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
+                to_timestamp($10::double precision), $11::json, now(), $12::bigint, s.ms, s.counter, s.replica FROM s
+                WHERE NOT EXISTS (SELECT 1 FROM storedkit.removed_keys AS r
+                    WHERE r.namespace = $1 AND r.key = $2 AND NOT \(older("r", than: "s")))
+            ON CONFLICT (namespace, key) DO UPDATE SET \(upsertAssignments), stamp_ms = excluded.stamp_ms,
+                stamp_counter = excluded.stamp_counter, stamp_replica = excluded.stamp_replica
+                WHERE (p.stamp_ms, p.stamp_counter, p.stamp_replica COLLATE "C")
+                    < (excluded.stamp_ms, excluded.stamp_counter, excluded.stamp_replica COLLATE "C")
+            RETURNING p.stamp_ms, p.stamp_counter
+        """
+
+    /// `$1` namespace, `$2` key, `$3` revision, `$4` stamp milliseconds, `$5` counter, `$6`
+    /// replica, `$7` the skew allowed (ms): a stamped removal, a tombstone with the stamp, which
+    /// takes effect only when it is the key's latest write (see ``stampedUpsert``): it deletes an
+    /// older row and records or replaces an older tombstone. A removal is recorded even of a key
+    /// the server never held, so a set made earlier elsewhere and sent later still loses to it.
+    /// Returns the stamp recorded; no row when a later write holds the key (or this one).
+    static let stampedRemove = """
+        WITH s AS (\(clampedStamp(ms: "$4", counter: "$5", replica: "$6", skew: "$7"))),
+        removed AS (
+            DELETE FROM storedkit.preferences AS p USING s WHERE p.namespace = $1 AND p.key = $2 AND \(older("p", than: "s"))
+                RETURNING p.key
+        )
+        INSERT INTO storedkit.removed_keys AS r (namespace, key, revision, \(stampNames))
+            SELECT $1, $2, $3::bigint, s.ms, s.counter, s.replica FROM s
+                WHERE NOT EXISTS (SELECT 1 FROM storedkit.preferences AS p
+                    WHERE p.namespace = $1 AND p.key = $2 AND NOT \(older("p", than: "s")))
+            ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision, removed_at = now(),
+                stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter, stamp_replica = excluded.stamp_replica
+                WHERE (r.stamp_ms, r.stamp_counter, r.stamp_replica COLLATE "C")
+                    < (excluded.stamp_ms, excluded.stamp_counter, excluded.stamp_replica COLLATE "C")
+            RETURNING r.stamp_ms, r.stamp_counter
         """
 
     /// `$1` namespace, `$2` retention in seconds: drops older tombstones and records the newest
