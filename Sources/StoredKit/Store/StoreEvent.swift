@@ -55,6 +55,14 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     /// A forced file can be written by the user running the app (it is theirs, or writable by anyone),
     /// so its values are the user's, not an administrator's.
     case forcedFileWritable(path: String)
+    /// A write of `key` made here lost to one made later elsewhere (a higher hybrid-logical-clock
+    /// stamp, see ``HybridTimestamp``), which the key now holds: `winner` (nil: the later write
+    /// removed it). Shared and replicated stores report it when a write arrives after the newer one.
+    case lostToLaterWrite(key: String, winner: StoredValue?)
+    /// The server recorded the write of `key` with a stamp earlier than this machine's clock gave
+    /// it, because that clock is more than the allowed skew (`allowedSkew`) ahead of the server's:
+    /// fix the machine's clock, or its writes lose to changes made after them elsewhere.
+    case stampClamped(key: String, server: String, allowedSkew: Duration)
 
     /// A one-line explanation naming the key or file.
     ///
@@ -111,6 +119,12 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
         case .forcedFileWritable(let path):
             "Forced file '\(path)' can be written by this user, so its values are not an administrator's; "
                 + "make it owned by root and not writable by others."
+        case .lostToLaterWrite(let key, let winner):
+            "The write of '\(key)' made here lost to a later one made elsewhere; it now "
+                + (winner.map { "holds \($0)." } ?? "is removed.")
+        case .stampClamped(let key, let server, let allowedSkew):
+            "This machine's clock is more than \(allowedSkew) ahead of \(server)'s: the write of '\(key)' "
+                + "was recorded at the server's time plus that skew; fix this machine's clock."
         }
     }
 }
