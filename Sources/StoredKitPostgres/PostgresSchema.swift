@@ -144,6 +144,18 @@ enum PostgresSchema {
         SELECT 'value', key, type, \(valueColumns), \(stampNames) FROM storedkit.preferences WHERE namespace = $1
         """
 
+    /// `$1` namespace: ``selectAll`` and every tombstone the namespace keeps, as `removed` rows with
+    /// their stamps: a replica's whole read, which must learn of a removal made since it last
+    /// looked as a partial read would, or a local write older than the removal would stand.
+    static let selectAllWithRemovals = """
+        \(selectAll)
+        UNION ALL
+        SELECT '\(removedRow)', r.key, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, r.stamp_ms, r.stamp_counter,
+            r.stamp_replica FROM storedkit.removed_keys AS r
+            WHERE r.namespace = $1
+                AND NOT EXISTS (SELECT 1 FROM storedkit.preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
+        """
+
     /// `$1` namespace, `$2` the revision the store has: the catch-up read, in one statement. The
     /// header row says whether a whole read is due instead: when the namespace's revision went
     /// back (it was deleted and written again) or `$2` is below the pruned revision (removals at

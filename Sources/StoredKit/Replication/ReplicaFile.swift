@@ -183,6 +183,11 @@ package final class ReplicaFile: Backend {
     /// Returns the keys whose pending local write lost.
     @discardableResult
     package func merge(_ remote: [RemoteWrite]) throws -> [String] {
+        try merge(remote, alongside: { _ in })
+    }
+
+    /// ``merge(_:)``, with `alongside` run in the same transaction.
+    func merge(_ remote: [RemoteWrite], alongside: (SQLiteConnection) throws -> Void) throws -> [String] {
         var winners: [String: RemoteWrite] = [:]
         return try sqlite.withCompanionTransaction(
             durability: .deferred,
@@ -207,6 +212,7 @@ package final class ReplicaFile: Backend {
                 for write in winners.values {
                     try upsertStamp(write.key, write.stamp, write.replicaID, queuedAt: nil, connection)  // out of the outbox
                 }
+                try alongside(connection)
             }
         ).result
     }
@@ -300,7 +306,7 @@ package final class ReplicaFile: Backend {
     }
 
     /// The identity inside a transaction that may be the file's first, or a copy's.
-    private func identityWithin(_ connection: SQLiteConnection) throws -> Identity {
+    func identityWithin(_ connection: SQLiteConnection) throws -> Identity {
         let file = try FileIdentity.of(path: sqlite.path)
         if let known = identity.withLock({ $0 }), known.belongs(to: file) { return known }
         let established = try establishIdentity(connection)
@@ -308,12 +314,12 @@ package final class ReplicaFile: Backend {
         return established
     }
 
-    private func hasTables(_ connection: SQLiteConnection) throws -> Bool {
+    func hasTables(_ connection: SQLiteConnection) throws -> Bool {
         try connection.scalar(ReplicaSchema.hasTables) == .integer(1)
     }
 
     /// The key's stamp in the file, who made it, and whether its local write waits in the outbox.
-    private func heldStamp(
+    func heldStamp(
         of key: String, _ connection: SQLiteConnection
     ) throws -> (stamp: HybridTimestamp, replicaID: String, queued: Bool)? {
         try connection.withStatement(ReplicaSchema.selectStamp) { statement in
@@ -326,7 +332,7 @@ package final class ReplicaFile: Backend {
         }
     }
 
-    private func upsertStamp(
+    func upsertStamp(
         _ key: String, _ stamp: HybridTimestamp, _ replica: String, queuedAt: Double?, _ connection: SQLiteConnection
     ) throws {
         try connection.withStatement(ReplicaSchema.upsertStamp) { statement in
@@ -337,7 +343,7 @@ package final class ReplicaFile: Backend {
         }
     }
 
-    private static func real(_ value: SQLiteColumnValue) -> Double {
+    static func real(_ value: SQLiteColumnValue) -> Double {
         switch value {
         case .real(let number): number
         case .integer(let number): Double(number)

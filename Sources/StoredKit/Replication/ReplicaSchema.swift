@@ -10,6 +10,11 @@
 ///   for a server (the outbox: a key written twice offline is sent once, as it is now) and cleared
 ///   when one acknowledged it or a newer write from elsewhere beat it.
 ///
+/// - `replica_sync`: the server and namespace the replica mirrors (the server's address without a
+///   password), the server's revision it has read up to and the namespace's notification token
+///   then (the catch-up cursor: a later process reads only what changed since), and when it last
+///   finished a round with the server.
+///
 /// One table for stamps and outbox, and no per-commit bookkeeping row: a durable write changes
 /// one page of it beside the value's, which is most of what the stamp costs. The clock resumes
 /// past the newest stamp in the file, and the stamps of one replica's writes, never going back,
@@ -34,9 +39,19 @@ enum ReplicaSchema {
             replica_id TEXT NOT NULL,
             queued_at REAL
         ) STRICT, WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS replica_sync (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            server TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            notify_token TEXT,
+            last_synced REAL
+        ) STRICT;
         """
 
-    static let hasTables = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'replica_stamps'"
+    static let hasTables = """
+        SELECT count(*) = 2 FROM sqlite_schema WHERE type = 'table' AND name IN ('replica_stamps', 'replica_sync')
+        """
 
     static let selectReplica = "SELECT replica_id, file_device, file_inode, copied_from FROM replica"
     /// `?1` id, `?2` device, `?3` inode, `?4` the id it was copied from (NULL: none).
@@ -67,6 +82,24 @@ enum ReplicaSchema {
         SELECT s.key, s.queued_at, s.stamp_ms, s.stamp_counter, s.replica_id, p.type, p.value
             FROM replica_stamps AS s LEFT JOIN preferences AS p ON p.key = s.key
             WHERE s.queued_at IS NOT NULL ORDER BY s.stamp_ms, s.stamp_counter LIMIT ?1
+        """
+    /// `?1` key, `?2` ms, `?3` counter: the key's outbox entry leaves when it still holds the write
+    /// that was sent (a write made since has another stamp and stays).
+    static let acknowledgeWrite = """
+        UPDATE replica_stamps SET queued_at = NULL WHERE key = ?1 AND stamp_ms = ?2 AND stamp_counter = ?3
+        """
+    /// `?1` key, `?2`, `?3` the stamp sent, `?4`, `?5` the stamp the server recorded instead (clamped).
+    static let adoptStamp = """
+        UPDATE replica_stamps SET queued_at = NULL, stamp_ms = ?4, stamp_counter = ?5
+            WHERE key = ?1 AND stamp_ms = ?2 AND stamp_counter = ?3
+        """
+    static let selectSync = "SELECT server, namespace, revision, notify_token, last_synced FROM replica_sync"
+    /// `?1` server, `?2` namespace, `?3` revision, `?4` token, `?5` last synced (NULL: keep it).
+    static let recordSync = """
+        INSERT INTO replica_sync (singleton, server, namespace, revision, notify_token, last_synced) VALUES (1, ?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (singleton) DO UPDATE SET server = excluded.server, namespace = excluded.namespace,
+                revision = excluded.revision, notify_token = excluded.notify_token,
+                last_synced = coalesce(excluded.last_synced, replica_sync.last_synced)
         """
     static let pendingSummary = "SELECT count(*), min(queued_at) FROM replica_stamps WHERE queued_at IS NOT NULL"
 }

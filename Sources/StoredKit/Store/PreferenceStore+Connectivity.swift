@@ -11,6 +11,7 @@ import Dispatch
 extension PreferenceStore {
     /// Starts taking the backend's signals; the backend holds the store weakly.
     func listenForSignals() {
+        listenForSyncState()
         backend.startSignalling { [weak self] signal in
             guard let self else { return }
             switch signal {

@@ -100,6 +100,8 @@ public final class PreferenceStore: Sendable {
     let hasLayers: Bool
     /// The backend's ``Backend/writeClock``, asked once: each `set` is stamped with it when made.
     let writeClock: HybridLogicalClock?
+    /// Tells Observation trackers of ``syncState`` that it changed.
+    let syncStateSlot = KeySlot(name: "")
 
     struct State {
         var values: [String: StoredValue]

@@ -111,6 +111,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// }
     /// ```
     case backendFailed(location: String, operation: String, underlying: any Error)
+    /// ``PreferenceStore/synchronize(timeout:)`` gave up: `pendingWrites` local writes had not
+    /// reached the server at `location`, or the replica had not caught up with it, and `reason`
+    /// says why (the server unreachable, the time up). Nothing is lost: the writes stay queued in
+    /// the replica and are sent when the server is back.
+    case notSynchronized(location: String, pendingWrites: Int, reason: String)
 
     /// Any error as a `StoreError`: itself when it is one, else ``backendFailed(location:operation:underlying:)``
     /// around it, so a third-party backend's own error type survives.
@@ -205,6 +210,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .backendFailed(let location, let operation, let underlying):
             "Could not \(operation) '\(location)': \(underlying). The backend's own error is above; "
                 + "fix what it names and retry (writes that were not committed stay pending for the next flush)."
+        case .notSynchronized(let location, let pendingWrites, let reason):
+            "Could not synchronize with \(location): \(reason). \(pendingWrites) local write"
+                + (pendingWrites == 1 ? " waits" : "s wait")
+                + " in the replica and will be sent when the server is back; nothing was lost."
         }
     }
 

@@ -1,0 +1,350 @@
+import Dispatch
+import Foundation
+import StoredKit
+import Synchronization
+
+/// The background half of a ``ReplicatedBackend``: one thread that, whenever it is woken (a
+/// local commit, a notice from the server, a reconnection, ``synchronize(timeout:)``) or its
+/// backoff runs out, does one round with the server:
+///
+/// 1. **Upload.** The replica's outbox, oldest first, in one PostgreSQL transaction per batch,
+///    each write with its stamp through ``PostgresSchema/stampedUpsert`` and
+///    ``PostgresSchema/stampedRemove``, which apply it only if it is the key's latest. After
+///    `COMMIT` the batch leaves the outbox. A crash between the two sends the batch again, and
+///    the stamps make the second time a no-op: nothing is applied twice.
+/// 2. **Catch up.** The rows the server changed since the replica's cursor, merged by stamp
+///    (``ReplicaFile/record(_:merging:)``), the cursor recorded in the same SQLite transaction.
+///
+/// A round that fails (the server unreachable, a timeout) is retried with exponential backoff
+/// and jitter, without waiting for a new local write; nothing leaves the outbox until the server
+/// has committed it.
+final class ReplicaSyncer: Sendable {
+    let replica: ReplicaFile
+    let url: String
+    let namespace: String
+    let timeout: Duration
+    let maximumClockSkew: Duration
+    /// How many outbox entries one upload transaction carries.
+    static let batchSize = 500
+    /// The longest wait between two attempts while the server cannot be reached, in seconds.
+    static let maximumBackoff = 10.0
+    /// The wait between rounds when nothing wakes the syncer, in seconds: a notice lost on the
+    /// way is made up for within it.
+    static let idleRound = 30.0
+
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let state = Mutex(State())
+
+    struct State {
+        var started = false
+        var stopped = false
+        var failures = 0
+        var sync = SyncState(pendingWrites: 0, lastSynced: nil, isConnected: false)
+        /// Rounds started and finished without an error.
+        var roundsStarted: UInt64 = 0
+        var roundsSucceeded: UInt64 = 0
+        var lastFailure: String?
+        /// For the engine, with the next load.
+        var events: [StoreEvent] = []
+        var onChange: (@Sendable () -> Void)?
+        var onSignal: (@Sendable (BackendSignal) -> Void)?
+        var stateObservers: [@Sendable () -> Void] = []
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+        var subscription: (listener: PostgresListener, id: UInt64)?
+        /// Whether the connection was lost and `connectionRestored` is owed.
+        var inOutage = false
+    }
+
+    /// A ``synchronize(timeout:)`` call: done once a round started after it (`after`) succeeds.
+    struct Waiter {
+        var after: UInt64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    init(replica: ReplicaFile, url: String, namespace: String, timeout: Duration, maximumClockSkew: Duration) {
+        self.replica = replica
+        self.url = url
+        self.namespace = namespace
+        self.timeout = timeout
+        self.maximumClockSkew = maximumClockSkew
+    }
+
+    /// The server's address without a password, as the replica records it.
+    var server: String { (try? PostgresAddress(url))?.description ?? "(invalid PostgreSQL URL)" }
+
+    // MARK: Control
+
+    /// Starts the thread once; later calls do nothing.
+    func start() {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        let pending = (try? replica.pendingSummary().count) ?? 0
+        let lastSynced = (try? replica.syncCursor())??.lastSynced
+        update {
+            $0.pendingWrites = pending
+            $0.lastSynced = lastSynced
+        }
+        let thread = Thread { [weak self, wakeup] in
+            var delay = 0.0
+            while true {
+                if delay > 0 { _ = wakeup.wait(timeout: .now() + delay) }
+                guard let syncer = self, !syncer.state.withLock({ $0.stopped }) else { return }
+                delay = syncer.round()
+            }
+        }
+        thread.name = "StoredKit.ReplicaSyncer"
+        thread.start()
+    }
+
+    /// Ends the thread (after the round in flight) and fails the callers still waiting.
+    func stop() {
+        let (waiters, subscription) = state.withLock { state in
+            state.stopped = true
+            defer {
+                state.waiters = [:]
+                state.subscription = nil
+            }
+            return (state.waiters.values.map(\.continuation), state.subscription)
+        }
+        if let subscription { subscription.listener.unsubscribe(namespace, subscription.id) }
+        wakeup.signal()
+        for continuation in waiters {
+            continuation.resume(throwing: notSynchronized("the store was closed"))
+        }
+    }
+
+    /// Asks for a round now.
+    func nudge() {
+        wakeup.signal()
+    }
+
+    func setOnChange(_ onChange: (@Sendable () -> Void)?) { state.withLock { $0.onChange = onChange } }
+    func setOnSignal(_ onSignal: (@Sendable (BackendSignal) -> Void)?) { state.withLock { $0.onSignal = onSignal } }
+    func observe(_ onChange: @escaping @Sendable () -> Void) { state.withLock { $0.stateObservers.append(onChange) } }
+
+    var syncState: SyncState { state.withLock { $0.sync } }
+
+    /// The events gathered since the last call, for the engine.
+    func takeEvents() -> [StoreEvent] {
+        state.withLock { state in
+            defer { state.events = [] }
+            return state.events
+        }
+    }
+
+    /// Waits for a round that starts after this call to succeed, at most `timeout`.
+    func synchronize(timeout: Duration) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let stopped = state.withLock { state -> Bool in
+                guard !state.stopped else { return true }
+                state.waiters[id] = Waiter(after: state.roundsStarted, continuation: continuation)
+                return false
+            }
+            guard !stopped else {
+                return continuation.resume(throwing: notSynchronized("the store was closed"))
+            }
+            nudge()
+            let (seconds, attoseconds) = timeout.components
+            let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+            DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in
+                guard let self else { return }
+                let (waiter, reason) = state.withLock { state in
+                    (state.waiters.removeValue(forKey: id), state.lastFailure)
+                }
+                let why = reason.map { "\(timeout) passed; the last attempt failed: \($0)" } ?? "\(timeout) passed"
+                waiter?.continuation.resume(throwing: notSynchronized(why))
+            }
+        }
+    }
+
+    private func notSynchronized(_ reason: String) -> StoreError {
+        .notSynchronized(
+            location: "\(server) namespace '\(namespace)'", pendingWrites: state.withLock { $0.sync.pendingWrites },
+            reason: reason)
+    }
+
+    // MARK: One round
+
+    /// Uploads and catches up once; returns how long to wait before the next round unless woken.
+    private func round() -> Double {
+        state.withLock { $0.roundsStarted += 1 }
+        let started = state.withLock { $0.roundsStarted }
+        do {
+            let server = PostgresServer.shared(for: try PostgresAddress(url))
+            try listen(on: server)
+            let candidates = try upload(server)
+            let changed = try catchUp(server, candidates: candidates)
+            succeeded(round: started, changed: changed)
+            return Self.idleRound
+        } catch {
+            return failed(error)
+        }
+    }
+
+    private func succeeded(round: UInt64, changed: Bool) {
+        let pending = (try? replica.pendingSummary().count) ?? 0
+        let (waiters, restored, onSignal, onChange) = state.withLock { state in
+            state.failures = 0
+            state.lastFailure = nil
+            state.roundsSucceeded = round
+            let done = state.waiters.filter { $0.value.after < round }
+            for id in done.keys { state.waiters[id] = nil }
+            defer { state.inOutage = false }
+            return (
+                done.values.map(\.continuation), state.inOutage, state.onSignal,
+                changed || !state.events.isEmpty ? state.onChange : nil
+            )
+        }
+        update {
+            $0.pendingWrites = pending
+            $0.isConnected = true
+            $0.lastSynced = Date()
+        }
+        if restored { onSignal?(.event(.connectionRestored(server: server))) }
+        onChange?()
+        for continuation in waiters { continuation.resume() }
+    }
+
+    private func failed(_ error: any Error) -> Double {
+        let pending = (try? replica.pendingSummary().count) ?? 0
+        let reason = (error as? StoreError)?.description ?? "\(error)"
+        let (failures, lost, onSignal) = state.withLock { state in
+            state.failures += 1
+            state.lastFailure = reason
+            defer { state.inOutage = true }
+            return (state.failures, !state.inOutage, state.onSignal)
+        }
+        update {
+            $0.pendingWrites = pending
+            $0.isConnected = false
+        }
+        if lost { onSignal?(.event(.connectionLost(server: server, reason: reason))) }
+        // Exponential, with jitter, so machines that lost one server do not come back in step.
+        let backoff = min(Self.maximumBackoff, 0.1 * pow(2, Double(min(failures, 16) - 1)))
+        return backoff * Double.random(in: 0.5...1.0)
+    }
+
+    /// Changes the state and tells its observers when it changed.
+    private func update(_ change: (inout SyncState) -> Void) {
+        let observers = state.withLock { state -> [@Sendable () -> Void] in
+            let before = state.sync
+            change(&state.sync)
+            return state.sync == before ? [] : state.stateObservers
+        }
+        for observer in observers { observer() }
+    }
+
+    /// Subscribes to the namespace's notices once per listener: a commit by anyone, or the
+    /// listener live again after an outage, wakes the syncer.
+    private func listen(on server: PostgresServer) throws {
+        let listener = try server.listener
+        let subscribed = state.withLock { $0.subscription?.listener === listener }
+        guard !subscribed else { return }
+        let id = listener.subscribe(namespace) { [weak self] signal in
+            guard let self else { return }
+            switch signal {
+            case .committed, .live: nudge()
+            case .lost: nudge()  // the round fails, and tells
+            }
+        }
+        state.withLock { $0.subscription = (listener, id) }
+    }
+
+    /// Sends the outbox, batch by batch, until it is empty (or holds only writes made during this
+    /// round, which the next one sends). Returns the writes the server did not apply, each of
+    /// which lost to a later write or was applied before (an upload repeated after a crash).
+    private func upload(_ server: PostgresServer) throws -> [ReplicaFile.PendingWrite] {
+        var unapplied: [ReplicaFile.PendingWrite] = []
+        var sentThrough: HybridTimestamp?
+        while true {
+            var batch = try replica.pendingWrites(limit: Self.batchSize)
+            if let sentThrough { batch.removeAll { $0.stamp <= sentThrough } }
+            guard !batch.isEmpty else { return unapplied }
+            var clamped: [String: HybridTimestamp] = [:]
+            let skew = String(
+                Int64(maximumClockSkew.components.seconds) * 1000 + maximumClockSkew.components.attoseconds
+                    / 1_000_000_000_000_000)
+            let notApplied = try server.withTransaction(timeout: timeout) { connection -> [ReplicaFile.PendingWrite] in
+                let bumped = try connection.query(PostgresSchema.bumpRevision, [namespace, nil])
+                guard let revision = bumped.first?.first ?? nil else {
+                    throw StoreError.postgres(
+                        server: self.server, code: "XX000", message: "the namespace row returned no revision")
+                }
+                var notApplied: [ReplicaFile.PendingWrite] = []
+                // Sorted by key, so two uploads of the same keys lock their rows in the same order.
+                for write in batch.sorted(by: { $0.key < $1.key }) {
+                    let stamp = [
+                        String(write.stamp.milliseconds), String(write.stamp.counter), write.replicaID, skew,
+                    ]
+                    let rows: [[String?]]
+                    if let value = write.value {
+                        let (type, columns) = try PostgresValueColumns.columns(for: value, key: write.key)
+                        rows = try connection.query(
+                            PostgresSchema.stampedUpsert, [namespace, write.key, type] + columns + [revision] + stamp)
+                    } else {
+                        rows = try connection.query(PostgresSchema.stampedRemove, [namespace, write.key, revision] + stamp)
+                    }
+                    guard let row = rows.first, let ms = row.first.flatMap({ $0.flatMap { Int64($0) } }) else {
+                        notApplied.append(write)
+                        continue
+                    }
+                    let counter = row.count > 1 ? row[1].flatMap { UInt32($0) } ?? write.stamp.counter : write.stamp.counter
+                    let recorded = HybridTimestamp(milliseconds: ms, counter: counter)
+                    if recorded < write.stamp { clamped[write.key] = recorded }
+                }
+                return notApplied
+            }
+            try replica.acknowledge(batch, clamped: clamped)
+            for key in clamped.keys.sorted() {
+                report(.stampClamped(key: key, server: self.server, allowedSkew: maximumClockSkew))
+            }
+            unapplied += notApplied
+            sentThrough = batch.map(\.stamp).max()
+            update { $0.pendingWrites = max(0, $0.pendingWrites - batch.count) }
+        }
+    }
+
+    /// Reads what the server changed since the cursor and merges it; reports the local writes that
+    /// lost, among the merge's and `candidates` (writes the upload did not apply). Returns
+    /// whether the replica's values may have changed.
+    private func catchUp(_ server: PostgresServer, candidates: [ReplicaFile.PendingWrite]) throws -> Bool {
+        var cursor = try replica.syncCursor()
+        if let known = cursor, known.namespace != namespace {
+            throw StoreError.refused(
+                key: namespace,
+                reason: "the replica '\(replica.location)' mirrors namespace '\(known.namespace)', not '\(namespace)'; "
+                    + "give each namespace its own replica file")
+        }
+        // Another server's revisions mean nothing here: read it whole.
+        if cursor?.server != self.server { cursor = nil }
+        let read = try server.withReading(timeout: timeout) { connection in
+            try ReplicaCatchUp.read(namespace: namespace, since: cursor, connection)
+        }
+        for event in read.events { report(event) }
+        let next = ReplicaFile.SyncCursor(
+            server: self.server, namespace: namespace, revision: read.revision, notifyToken: read.token, lastSynced: Date())
+        var lost = Set(try replica.record(next, merging: read.writes))
+        for write in candidates where !lost.contains(write.key) {
+            guard let held = try replica.stamp(of: write.key) else { continue }
+            if (held.stamp, held.replicaID) > (write.stamp, write.replicaID) { lost.insert(write.key) }
+        }
+        if let token = read.token, let listener = server.startedListener { listener.learn(token: token, for: namespace) }
+        if !lost.isEmpty {
+            let values = try replica.load().values
+            for key in lost.sorted() { report(.lostToLaterWrite(key: key, winner: values[key])) }
+        }
+        return !read.writes.isEmpty || !lost.isEmpty
+    }
+
+    private func report(_ event: StoreEvent) {
+        state.withLock { $0.events.append(event) }
+    }
+}

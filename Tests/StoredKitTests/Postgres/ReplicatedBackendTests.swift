@@ -1,0 +1,219 @@
+import Foundation
+import StoredKitTestSupport
+import Synchronization
+import Testing
+
+@testable import StoredKit
+@testable import StoredKitPostgres
+
+/// Replicas of one namespace on the test server (``ReplicatedBackend``): each in its own SQLite
+/// file with its own clock, synchronized through the server. The change made last (by the stamp
+/// taken at the `set`) wins, whatever order the replicas reach the server in.
+@Suite(
+    "PostgreSQL replicas: the change made last wins",
+    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct ReplicatedBackendTests {
+    static let day: Int64 = 86_400_000
+    /// Nothing listens on the port: a server that is down.
+    static let down = "postgresql://postgres@127.0.0.1:9/postgres?connect_timeout=1"
+
+    /// Replicas of one fresh namespace, each in its own file of one temporary directory.
+    struct Replicas {
+        let directory: TemporaryDirectory
+        let url: String
+        let namespace = PostgresTestServer.freshNamespace("replica")
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            url = try PostgresTestServer.requireURL()
+        }
+
+        /// A store on the replica `name`, whose clock reads `clock` (the wall clock when nil).
+        func store(_ name: String, clock: ManualWallClock? = nil, url: String? = nil) throws -> PreferenceStore {
+            let file = directory.url.appending(path: "\(name).replica")
+            let replica = ReplicaFile(
+                at: file, clock: clock.map { HybridLogicalClock(physical: $0.read) } ?? HybridLogicalClock())
+            return try PreferenceStore(
+                ReplicatedBackend(
+                    url: url ?? self.url, namespace: namespace, replica: replica, replicaURL: file, timeout: .seconds(5),
+                    maximumClockSkew: .seconds(60)))
+        }
+
+        /// What the server's table holds for `key` (the text of its value), nil when no row.
+        func serverValue(_ key: String) throws -> String? {
+            let connection = try PostgresConnection(address: PostgresAddress(url))
+            return try connection.query(
+                "SELECT coalesce(string_value, int_value::text, double_value::text) FROM storedkit.preferences "
+                    + "WHERE namespace = $1 AND key = $2", [namespace, key]
+            ).first?.first ?? nil
+        }
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    @Test func aWriteReachesTheServerAndAnotherReplicaAsAnExternalChange() async throws {
+        let replicas = try Replicas()
+        let a = try replicas.store("a")
+        let b = try replicas.store("b")
+        let heard = Mutex<[Change]>([])
+        let token = b.observe("volume") { change in heard.withLock { $0.append(change) } }
+        defer { token.cancel() }
+        a.set(0.8, forKey: "volume")
+        try await a.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("volume") == "0.8")
+        #expect(a.syncState?.pendingWrites == 0)
+        #expect(a.syncState?.isConnected == true)
+        #expect(a.syncState?.lastSynced != nil)
+        try await b.synchronize(timeout: .seconds(10))
+        try await eventually { b.value(forKey: "volume", as: Double.self) == 0.8 }
+        try await eventually { !heard.withLock { $0 }.isEmpty }
+        #expect(heard.withLock { $0 }.allSatisfy { $0.origin == .external })
+    }
+
+    @Test func theWeekOfflineMachinesOlderWriteLosesThoughItArrivesLast() async throws {
+        let replicas = try Replicas()
+        // The machine that was away made its change a week ago, with no server in reach, and quit.
+        do {
+            let away = try replicas.store("away", clock: ManualWallClock(Self.now() - 7 * Self.day), url: Self.down)
+            away.set("from a week ago", forKey: "theme")
+            try away.flush()
+        }
+        let here = try replicas.store("here")
+        here.set("from today", forKey: "theme")
+        try await here.synchronize(timeout: .seconds(10))
+        // Now the away machine comes back, and sends its older write after the newer one.
+        let away = try replicas.store("away")
+        #expect(away.value(forKey: "theme", as: String.self) == "from a week ago")
+        #expect(away.syncState?.pendingWrites == 1)
+        try await away.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("theme") == "from today")
+        try await eventually { away.value(forKey: "theme", as: String.self) == "from today" }
+        try await eventually {
+            away.recentEvents.contains {
+                if case .lostToLaterWrite("theme", .string("from today")) = $0 { true } else { false }
+            }
+        }
+        #expect(away.syncState?.pendingWrites == 0, "the write that lost is not retried")
+    }
+
+    @Test func aChangeMadeAfterSeeingAnotherWinsThoughItsClockIsADayBehind() async throws {
+        let replicas = try Replicas()
+        let ahead = try replicas.store("ahead", clock: ManualWallClock(Self.now() + Self.day))
+        let behind = try replicas.store("behind", clock: ManualWallClock(Self.now() - Self.day))
+        ahead.set(1, forKey: "count")
+        try await ahead.synchronize(timeout: .seconds(10))
+        try await behind.synchronize(timeout: .seconds(10))
+        try await eventually { behind.value(forKey: "count", as: Int.self) == 1 }
+        // Seen, then changed: a day behind by its clock, but after by the stamp.
+        behind.set(2, forKey: "count")
+        try await behind.synchronize(timeout: .seconds(10))
+        try await ahead.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("count") == "2")
+        try await eventually { ahead.value(forKey: "count", as: Int.self) == 2 }
+    }
+
+    @Test func aRemovalAndASetConvergeInBothOrders() async throws {
+        let replicas = try Replicas()
+        let early = ManualWallClock(Self.now() - 60_000)
+        let a = try replicas.store("a", clock: early)
+        let b = try replicas.store("b")
+        // The removal is later than the set, and arrives first.
+        b.set(5, forKey: "first")
+        try await b.synchronize(timeout: .seconds(10))
+        b.removeValue(forKey: "first")
+        a.set(1, forKey: "first")  // made a minute earlier, by a's clock
+        try await b.synchronize(timeout: .seconds(10))
+        try await a.synchronize(timeout: .seconds(10))
+        try await b.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("first") == nil)
+        try await eventually { a.value(forKey: "first", as: Int.self) == nil }
+        try await eventually { b.value(forKey: "first", as: Int.self) == nil }
+        // Set, removed, set again: the last set wins on both.
+        a.removeValue(forKey: "second")
+        try await a.synchronize(timeout: .seconds(10))
+        b.set(3, forKey: "second")
+        try await b.synchronize(timeout: .seconds(10))
+        try await a.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("second") == "3")
+        try await eventually { a.value(forKey: "second", as: Int.self) == 3 }
+    }
+
+    @Test func aMachineThatOnlyReadDefaultsJoinsWithoutOverwritingAnything() async throws {
+        let replicas = try Replicas()
+        let first = try replicas.store("first")
+        first.set("dark", forKey: "theme")
+        first.set(0.3, forKey: "volume")
+        try await first.synchronize(timeout: .seconds(10))
+        let connection = try PostgresConnection(address: PostgresAddress(replicas.url))
+        let revision = "SELECT revision FROM storedkit.namespaces WHERE namespace = $1"
+        let before = try connection.query(revision, [replicas.namespace])
+
+        let fresh = try replicas.store("fresh")
+        fresh.register(defaults: ["theme": "light", "volume": 1.0, "font": "serif"])
+        #expect(fresh.value(forKey: "font", as: String.self) == "serif")
+        try await fresh.synchronize(timeout: .seconds(10))
+        #expect(try connection.query(revision, [replicas.namespace]) == before, "nothing was sent")
+        try await eventually { fresh.value(forKey: "theme", as: String.self) == "dark" }
+        #expect(fresh.value(forKey: "volume", as: Double.self) == 0.3)
+        #expect(fresh.syncState?.pendingWrites == 0)
+    }
+
+    @Test func aFirstOpenWithoutServerOpensEmptyKnowsItNeverSyncedAndKeepsItsWrites() async throws {
+        let replicas = try Replicas()
+        let store = try replicas.store("offline", url: Self.down)
+        #expect(store.keys.isEmpty)
+        #expect(store.syncState?.lastSynced == nil)
+        store.set("kept", forKey: "note")
+        try store.flush()
+        await #expect {
+            try await store.synchronize(timeout: .milliseconds(1_500))
+        } throws: { error in
+            guard case StoreError.notSynchronized(_, let pending, _)? = error as? StoreError else { return false }
+            return pending == 1
+        }
+        #expect(store.syncState?.isConnected == false)
+        #expect(store.syncState?.pendingWrites == 1)
+        #expect(store.value(forKey: "note", as: String.self) == "kept")
+    }
+
+    @Test func aCopiedReplicaTakesItsOwnIdAndBothWritesArrive() async throws {
+        let replicas = try Replicas()
+        let original = try replicas.store("original")
+        original.set("one", forKey: "a")
+        try await original.synchronize(timeout: .seconds(10))
+        let originalID = try #require(try (original.backend as? ReplicatedBackend)?.replica.currentIdentity())
+        // As a backup copies it: the file and its write-ahead log.
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(
+                at: replicas.directory.url.appending(path: "original.replica" + suffix),
+                to: replicas.directory.url.appending(path: "copy.replica" + suffix))
+        }
+        let copy = try replicas.store("copy")
+        let copyID = try #require(try (copy.backend as? ReplicatedBackend)?.replica.currentIdentity())
+        #expect(copyID.replicaID != originalID.replicaID)
+        #expect(copyID.copiedFrom == originalID.replicaID)
+        copy.set("from the copy", forKey: "b")
+        original.set("from the original", forKey: "c")
+        try await copy.synchronize(timeout: .seconds(10))
+        try await original.synchronize(timeout: .seconds(10))
+        try await copy.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("b") == "from the copy")
+        #expect(try replicas.serverValue("c") == "from the original")
+        try await eventually { copy.value(forKey: "c", as: String.self) == "from the original" }
+    }
+}
+
+/// Waits until `condition` holds, up to ten seconds: what a background thread does lands soon,
+/// not at once. Fails the test when it never does.
+func eventually(
+    _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the condition never held", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
