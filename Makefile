@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: demo test bench bench-quick deps deps-sqlite deps-postgres lint api-check torture fuzz docs docs-preview docs-check docs-python docs-deps
+.PHONY: demo test bench bench-quick deps deps-sqlite deps-postgres deps-faketime lint api-check torture fuzz docs docs-preview docs-check docs-python docs-deps
 
 ## Run the demo: a sidebar whose customization persists in an embedded SQLite store.
 demo: deps-sqlite
@@ -14,7 +14,7 @@ demo: deps-sqlite
 ## A run still going after TEST_DEADLINE seconds (a normal one takes 1-5 minutes) is a hang: it is
 ## stopped with every thread's backtrace printed (Scripts/with-deadline.sh), not left to run on.
 TEST_DEADLINE ?= 1800
-test: deps
+test: deps deps-faketime
 	@config=$$(mktemp -d); pg=$$(mktemp -d); \
 		trap 'Scripts/postgres-test-server.sh stop "$$pg"; rm -rf "$$config"' EXIT; \
 		urls=$$(Scripts/postgres-test-server.sh start "$$pg") || exit 1; eval "$$urls"; \
@@ -77,6 +77,14 @@ deps-postgres:
 	@if ! pkg-config --exists libpq 2>/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		echo "Installing libpq-dev and postgresql (client library, and a server for the tests)..."; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libpq-dev postgresql; \
+	fi
+
+## libfaketime (Debian's faketime package), for the tests only: the tests of machines whose clocks
+## disagree start children a day ahead or behind (SkewedClock in Tests/StoredKitTestSupport).
+deps-faketime:
+	@if ! command -v faketime >/dev/null 2>&1; then \
+		echo "Installing faketime (a skewed clock for the tests' child processes)..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq faketime; \
 	fi
 
 ## Python 3 (the docs scripts and the preview server) and Debian's Chromium (docs-check).

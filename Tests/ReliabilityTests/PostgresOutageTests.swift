@@ -113,15 +113,3 @@ struct PostgresOutageTests {
         return condition()
     }
 }
-
-extension StoreEvent {
-    var isConnectionLost: Bool {
-        if case .connectionLost = self { return true }
-        return false
-    }
-
-    var isConnectionRestored: Bool {
-        if case .connectionRestored = self { return true }
-        return false
-    }
-}

@@ -1,12 +1,17 @@
 import Foundation
 
-/// Scripts/silent-server-proxy.py between the stores and the test server: ``silence()`` makes the
-/// server look frozen (connections stay open, nothing is answered), ``speak()`` brings it back.
+/// Scripts/silent-server-proxy.py between the stores and the test server, on 127.0.0.1 only:
+/// ``silence()`` makes the server look frozen (connections stay open, nothing is answered),
+/// ``speak()`` brings it back; ``cut()`` makes it unreachable (every connection is closed at once
+/// and new ones are refused, as after a restart or a network gone away), ``heal()`` ends that.
 ///
 /// ```swift
 /// let proxy = try SilentServerProxy(to: "postgresql://postgres@127.0.0.1:5432/postgres")
 /// let store = try PreferenceStore(.postgres(url: proxy.url, namespace: "n"))
 /// try proxy.silence()
+/// try proxy.speak()
+/// try proxy.cut()
+/// try proxy.heal()
 /// ```
 public final class SilentServerProxy: @unchecked Sendable {  // one test or tool drives it, from one task
     /// The test server's URL with the proxy's port.
@@ -57,6 +62,25 @@ public final class SilentServerProxy: @unchecked Sendable {  // one test or tool
     /// try proxy.speak()
     /// ```
     public func speak() throws { try command("speak") }
+
+    /// Closes every relayed connection at once, both sides (the client's with a reset, so its next
+    /// read or write fails at once), and from now on refuses each new connection as soon as it
+    /// arrives: the server is unreachable, where ``silence()`` leaves it frozen. Returns once
+    /// every relayed connection is closed.
+    ///
+    /// ```swift
+    /// try proxy.cut()
+    /// try PreferenceStore(.postgres(url: proxy.url, namespace: "n"))  // throws at once: the server closed the connection
+    /// ```
+    public func cut() throws { try command("cut") }
+
+    /// Relays new connections again after ``cut()`` (the ones it closed stay closed).
+    ///
+    /// ```swift
+    /// try proxy.heal()
+    /// let store = try PreferenceStore(.postgres(url: proxy.url, namespace: "n"))  // connects
+    /// ```
+    public func heal() throws { try command("heal") }
 
     /// Closes the proxy's input, which ends it; kills it when it is still there after 10 s (a child
     /// started meanwhile may hold a copy of that input open).

@@ -17,8 +17,14 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// print-time: this process's wall clock (seconds since 1970), and no store: what a test that
+// skews a child's clock (SkewedClock) compares with its own.
+if arguments == ["print-time"] {
+    say("\(Date().timeIntervalSince1970)")
+    exit(0)
+}
 guard arguments.count >= 2 else {
-    fail("usage: stored-test-helper increment|set|observe|write-loop|migrate PATH ...")
+    fail("usage: stored-test-helper increment|set|observe|write-loop|migrate PATH ... | print-time")
 }
 let url = URL(fileURLWithPath: arguments[1])
 let durability: Durability = ProcessInfo.processInfo.environment["STORED_DURABILITY"] == "immediate" ? .immediate : .deferred
