@@ -32,6 +32,16 @@ final class ReplicaSyncer: Sendable {
     /// way is made up for within it.
     static let idleRound = 30.0
 
+    /// What crash tests stop a process at (`kill -9` there): in an upload, after its statements and
+    /// before `COMMIT` (`beforeCommit`), or after `COMMIT` and before the outbox is told
+    /// (`beforeAcknowledge`). Nil in every real program.
+    package struct TestHooks: Sendable {
+        package var beforeCommit: (@Sendable () -> Void)?
+        package var beforeAcknowledge: (@Sendable () -> Void)?
+        package init() {}
+    }
+    package static let testHooks = Mutex(TestHooks())
+
     private let wakeup = DispatchSemaphore(value: 0)
     private let state = Mutex(State())
 
@@ -300,8 +310,10 @@ final class ReplicaSyncer: Sendable {
                     let recorded = HybridTimestamp(milliseconds: ms, counter: counter)
                     if recorded < write.stamp { clamped[write.key] = recorded }
                 }
+                Self.testHooks.withLock { $0.beforeCommit }?()
                 return notApplied
             }
+            Self.testHooks.withLock { $0.beforeAcknowledge }?()
             try replica.acknowledge(batch, clamped: clamped)
             for key in clamped.keys.sorted() {
                 report(.stampClamped(key: key, server: self.server, allowedSkew: maximumClockSkew))
