@@ -156,6 +156,17 @@ enum PostgresSchema {
                 AND NOT EXISTS (SELECT 1 FROM storedkit.preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
         """
 
+    /// `$1` namespace, `$2` key: the key's row or its tombstone, with the stamp, in the columns of
+    /// ``selectAllWithRemovals``: what a replica goes back to when the server refused its write.
+    static let selectKey = """
+        SELECT 'value', key, type, \(valueColumns), \(stampNames) FROM storedkit.preferences WHERE namespace = $1 AND key = $2
+        UNION ALL
+        SELECT '\(removedRow)', r.key, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, r.stamp_ms, r.stamp_counter,
+            r.stamp_replica FROM storedkit.removed_keys AS r
+            WHERE r.namespace = $1 AND r.key = $2
+                AND NOT EXISTS (SELECT 1 FROM storedkit.preferences AS p WHERE p.namespace = r.namespace AND p.key = r.key)
+        """
+
     /// `$1` namespace, `$2` the revision the store has: the catch-up read, in one statement. The
     /// header row says whether a whole read is due instead: when the namespace's revision went
     /// back (it was deleted and written again) or `$2` is below the pruned revision (removals at

@@ -38,6 +38,16 @@ enum ReplicaCatchUp {
         }
     }
 
+    /// What the server holds of `key` now (``PostgresSchema/selectKey``): its value or tombstone
+    /// with the stamp, or nil when it holds neither (or the role may not read it).
+    static func current(
+        _ key: String, namespace: String, _ connection: PostgresConnection
+    ) throws -> ReplicaFile.RemoteWrite? {
+        try connection.query(PostgresSchema.selectKey, [namespace, key]) { rows in
+            decode(rows, skipping: nil, revision: 0, token: nil).writes.first
+        }
+    }
+
     /// The header row (looked for: UNION ALL promises no order) and what it says.
     private static func header(of rows: PostgresResult) -> (row: Int32?, revision: Int64, wholeDue: Bool?, token: String?) {
         guard let row = (0..<rows.rowCount).first(where: { rows.has($0, 0, PostgresSchema.headerRow) }) else {

@@ -64,6 +64,8 @@ final class ReplicaSyncer: Sendable {
         var subscription: (listener: PostgresListener, id: UInt64)?
         /// Whether the connection was lost and `connectionRestored` is owed.
         var inOutage = false
+        /// Whether a refusal put keys back since the engine last heard of a change.
+        var valuesReverted = false
     }
 
     /// A ``synchronize(timeout:)`` call: done once a round started after it (`after`) succeeds.
@@ -208,9 +210,10 @@ final class ReplicaSyncer: Sendable {
             let done = state.waiters.filter { $0.value.after < round }
             for id in done.keys { state.waiters[id] = nil }
             defer { state.inOutage = false }
+            defer { state.valuesReverted = false }
             return (
                 done.values.map(\.continuation), state.inOutage, state.onSignal,
-                changed || !state.events.isEmpty ? state.onChange : nil
+                changed || state.valuesReverted || !state.events.isEmpty ? state.onChange : nil
             )
         }
         update {
@@ -271,6 +274,11 @@ final class ReplicaSyncer: Sendable {
     /// Sends the outbox, batch by batch, until it is empty (or holds only writes made during this
     /// round, which the next one sends). Returns the writes the server did not apply, each of
     /// which lost to a later write or was applied before (an upload repeated after a crash).
+    ///
+    /// A batch the server refuses (a privilege, an access rule, a limit: ``isRefusal(_:)``) is
+    /// sent again with a savepoint around each write, so each refusal is found key by key: the
+    /// refused writes leave the outbox and their keys go back to the server's values, and the
+    /// rest is committed.
     private func upload(_ server: PostgresServer) throws -> [ReplicaFile.PendingWrite] {
         var unapplied: [ReplicaFile.PendingWrite] = []
         var sentThrough: HybridTimestamp?
@@ -278,49 +286,126 @@ final class ReplicaSyncer: Sendable {
             var batch = try replica.pendingWrites(limit: Self.batchSize)
             if let sentThrough { batch.removeAll { $0.stamp <= sentThrough } }
             guard !batch.isEmpty else { return unapplied }
-            var clamped: [String: HybridTimestamp] = [:]
-            let skew = String(
-                Int64(maximumClockSkew.components.seconds) * 1000 + maximumClockSkew.components.attoseconds
-                    / 1_000_000_000_000_000)
-            let notApplied = try server.withTransaction(timeout: timeout) { connection -> [ReplicaFile.PendingWrite] in
-                let bumped = try connection.query(PostgresSchema.bumpRevision, [namespace, nil])
-                guard let revision = bumped.first?.first ?? nil else {
-                    throw StoreError.postgres(
-                        server: self.server, code: "XX000", message: "the namespace row returned no revision")
+            let sent: Sent
+            do {
+                sent = try server.withTransaction(timeout: timeout) { connection in
+                    try send(batch, connection, isolating: false)
                 }
-                var notApplied: [ReplicaFile.PendingWrite] = []
-                // Sorted by key, so two uploads of the same keys lock their rows in the same order.
-                for write in batch.sorted(by: { $0.key < $1.key }) {
-                    let stamp = [
-                        String(write.stamp.milliseconds), String(write.stamp.counter), write.replicaID, skew,
-                    ]
-                    let rows: [[String?]]
-                    if let value = write.value {
-                        let (type, columns) = try PostgresValueColumns.columns(for: value, key: write.key)
-                        rows = try connection.query(
-                            PostgresSchema.stampedUpsert, [namespace, write.key, type] + columns + [revision] + stamp)
-                    } else {
-                        rows = try connection.query(PostgresSchema.stampedRemove, [namespace, write.key, revision] + stamp)
-                    }
-                    guard let row = rows.first, let ms = row.first.flatMap({ $0.flatMap { Int64($0) } }) else {
-                        notApplied.append(write)
-                        continue
-                    }
-                    let counter = row.count > 1 ? row[1].flatMap { UInt32($0) } ?? write.stamp.counter : write.stamp.counter
-                    let recorded = HybridTimestamp(milliseconds: ms, counter: counter)
-                    if recorded < write.stamp { clamped[write.key] = recorded }
+            } catch let error as StoreError where Self.isRefusal(error) {
+                sent = try server.withTransaction(timeout: timeout) { connection in
+                    try send(batch, connection, isolating: true)
                 }
-                Self.testHooks.withLock { $0.beforeCommit }?()
-                return notApplied
             }
             Self.testHooks.withLock { $0.beforeAcknowledge }?()
-            try replica.acknowledge(batch, clamped: clamped)
-            for key in clamped.keys.sorted() {
+            try replica.acknowledge(batch, clamped: sent.clamped)
+            for key in sent.clamped.keys.sorted() {
                 report(.stampClamped(key: key, server: self.server, allowedSkew: maximumClockSkew))
             }
-            unapplied += notApplied
+            if !sent.refused.isEmpty { try revert(batch.filter { sent.refused[$0.key] != nil }, sent.refused, server) }
+            unapplied += sent.notApplied
             sentThrough = batch.map(\.stamp).max()
             update { $0.pendingWrites = max(0, $0.pendingWrites - batch.count) }
+        }
+    }
+
+    /// What one upload transaction did.
+    struct Sent {
+        /// Writes the server did not apply (a later write holds the key, or this one already).
+        var notApplied: [ReplicaFile.PendingWrite] = []
+        /// Keys the server recorded with an earlier stamp than sent: the clamped one.
+        var clamped: [String: HybridTimestamp] = [:]
+        /// Keys the server refused, and why.
+        var refused: [String: String] = [:]
+    }
+
+    /// Sends `batch` in the transaction open on `connection`: the namespace's revision bumped, then
+    /// each write stamped, in key order (so two uploads lock rows in the same order). `isolating`
+    /// puts a savepoint around the bump and each write, and records a refusal instead of failing.
+    private func send(_ batch: [ReplicaFile.PendingWrite], _ connection: PostgresConnection, isolating: Bool) throws -> Sent {
+        var sent = Sent()
+        let skew = String(
+            Int64(maximumClockSkew.components.seconds) * 1000 + maximumClockSkew.components.attoseconds / 1_000_000_000_000_000)
+        /// Runs `statement`; when isolating, a refusal rolls back to before it and is returned instead.
+        func attempt<R>(_ statement: () throws -> R) throws -> Result<R, StoreError> {
+            guard isolating else { return .success(try statement()) }
+            try connection.run("SAVEPOINT storedkit_write")
+            do {
+                let result = try statement()
+                try connection.run("RELEASE SAVEPOINT storedkit_write")
+                return .success(result)
+            } catch let error as StoreError where Self.isRefusal(error) {
+                try connection.run("ROLLBACK TO SAVEPOINT storedkit_write")
+                return .failure(error)
+            }
+        }
+        let bumped = try attempt { try connection.query(PostgresSchema.bumpRevision, [namespace, nil]) }
+        guard case .success(let rows) = bumped else {
+            if case .failure(let error) = bumped { for write in batch { sent.refused[write.key] = Self.reason(error) } }
+            return sent
+        }
+        guard let revision = rows.first?.first ?? nil else {
+            throw StoreError.postgres(server: server, code: "XX000", message: "the namespace row returned no revision")
+        }
+        for write in batch.sorted(by: { $0.key < $1.key }) {
+            let stamp = [String(write.stamp.milliseconds), String(write.stamp.counter), write.replicaID, skew]
+            let outcome = try attempt { () throws -> [[String?]] in
+                guard let value = write.value else {
+                    return try connection.query(PostgresSchema.stampedRemove, [namespace, write.key, revision] + stamp)
+                }
+                let (type, columns) = try PostgresValueColumns.columns(for: value, key: write.key)
+                return try connection.query(
+                    PostgresSchema.stampedUpsert, [namespace, write.key, type] + columns + [revision] + stamp)
+            }
+            let rows: [[String?]]
+            switch outcome {
+            case .success(let found): rows = found
+            case .failure(let error):
+                sent.refused[write.key] = Self.reason(error)
+                continue
+            }
+            guard let row = rows.first, let ms = row.first.flatMap({ $0.flatMap { Int64($0) } }) else {
+                sent.notApplied.append(write)
+                continue
+            }
+            let counter = row.count > 1 ? row[1].flatMap { UInt32($0) } ?? write.stamp.counter : write.stamp.counter
+            let recorded = HybridTimestamp(milliseconds: ms, counter: counter)
+            if recorded < write.stamp { sent.clamped[write.key] = recorded }
+        }
+        Self.testHooks.withLock { $0.beforeCommit }?()
+        return sent
+    }
+
+    /// Puts the keys of the refused writes back to what the server holds, and reports each.
+    private func revert(
+        _ writes: [ReplicaFile.PendingWrite], _ reasons: [String: String], _ server: PostgresServer
+    ) throws {
+        let current = try server.withReading(timeout: timeout) { connection in
+            try writes.map { try ReplicaCatchUp.current($0.key, namespace: namespace, connection) }
+        }
+        for (write, held) in zip(writes, current) {
+            try replica.revert(write, to: held)
+            report(.refusedByServer(key: write.key, server: self.server, reason: reasons[write.key] ?? "refused"))
+        }
+        state.withLock { $0.valuesReverted = true }
+    }
+
+    /// Whether the server refused what was sent, rather than failing to take it: a missing
+    /// privilege or an access rule (42501), a value or key its checks or limits refuse (classes
+    /// 22, 23, 54). Such a write would be refused again at every retry. A lost connection, a
+    /// timeout or a server shutting down is not a refusal: the batch stays queued.
+    static func isRefusal(_ error: StoreError) -> Bool {
+        switch error {
+        case .postgres(_, let code, _): code == "42501" || ["22", "23", "54"].contains(code.prefix(2))
+        case .refused, .unrepresentable: true
+        default: false
+        }
+    }
+
+    private static func reason(_ error: StoreError) -> String {
+        switch error {
+        case .postgres(_, _, let message): message
+        case .refused(_, let reason), .unrepresentable(_, let reason): reason
+        default: error.description
         }
     }
 

@@ -85,6 +85,33 @@ extension ReplicaFile {
             })
     }
 
+    /// Puts `key` back to what the server holds (`server`: its value or tombstone with its stamp;
+    /// nil: nothing) after the server refused the local write `refused`, which leaves the outbox.
+    /// A write of the key made since stays, and is sent. Returns whether the key went back.
+    @discardableResult
+    package func revert(_ refused: PendingWrite, to server: RemoteWrite?) throws -> Bool {
+        try sqlite.withCompanionTransaction(
+            durability: .deferred,
+            decide: { _, connection in
+                guard let held = try heldStamp(of: refused.key, connection), held.stamp == refused.stamp,
+                    held.replicaID == refused.replicaID
+                else { return (BackendChanges(), false) }
+                return (BackendChanges(values: [refused.key: server?.value ?? nil]), true)
+            },
+            record: { changes, connection in
+                guard !changes.values.isEmpty else { return }
+                if let server {
+                    try upsertStamp(server.key, server.stamp, server.replicaID, queuedAt: nil, connection)
+                } else {
+                    try connection.withStatement(ReplicaSchema.forgetStamp) { statement in
+                        try statement.bind(.text(refused.key))
+                        try statement.run()
+                    }
+                }
+            }
+        ).result
+    }
+
     /// The stamp the file holds for `key` and the replica that made it (nil: none).
     package func stamp(of key: String) throws -> (stamp: HybridTimestamp, replicaID: String)? {
         try sqlite.withCompanionReading { connection in

@@ -93,6 +93,8 @@ enum ReplicaSchema {
         UPDATE replica_stamps SET queued_at = NULL, stamp_ms = ?4, stamp_counter = ?5
             WHERE key = ?1 AND stamp_ms = ?2 AND stamp_counter = ?3
         """
+    /// `?1` key: forgets the key's stamp (the server holds nothing of it).
+    static let forgetStamp = "DELETE FROM replica_stamps WHERE key = ?1"
     static let selectSync = "SELECT server, namespace, revision, notify_token, last_synced FROM replica_sync"
     /// `?1` server, `?2` namespace, `?3` revision, `?4` token, `?5` last synced (NULL: keep it).
     static let recordSync = """

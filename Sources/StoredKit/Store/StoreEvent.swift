@@ -63,6 +63,10 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     /// it, because that clock is more than the allowed skew (`allowedSkew`) ahead of the server's:
     /// fix the machine's clock, or its writes lose to changes made after them elsewhere.
     case stampClamped(key: String, server: String, allowedSkew: Duration)
+    /// A write of `key` that a replica accepted offline was refused by `server` when it arrived
+    /// (a read-only role, an access rule, a revoked privilege, a value the server's limits
+    /// refuse: `reason`); the key holds the server's value again, and the write is not retried.
+    case refusedByServer(key: String, server: String, reason: String)
 
     /// A one-line explanation naming the key or file.
     ///
@@ -122,6 +126,8 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
         case .lostToLaterWrite(let key, let winner):
             "The write of '\(key)' made here lost to a later one made elsewhere; it now "
                 + (winner.map { "holds \($0)." } ?? "is removed.")
+        case .refusedByServer(let key, let server, let reason):
+            "\(server) refused the write of '\(key)' made offline (\(reason)); '\(key)' holds the server's value again."
         case .stampClamped(let key, let server, let allowedSkew):
             "This machine's clock is more than \(allowedSkew) ahead of \(server)'s: the write of '\(key)' "
                 + "was recorded at the server's time plus that skew; fix this machine's clock."

@@ -217,3 +217,47 @@ func eventually(
         try await Task.sleep(for: .milliseconds(20))
     }
 }
+
+/// Writes a replica accepted offline that the server refuses when they arrive.
+@Suite(
+    "PostgreSQL replicas: a write refused after the fact",
+    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct ReplicaRefusalTests {
+    @Test func aRefusedOfflineWriteIsReportedAndRevertedAloneAndNotRetried() async throws {
+        let replicas = try ReplicatedBackendTests.Replicas()
+        let connection = try PostgresConnection(address: PostgresAddress(replicas.url))
+        let other = try replicas.store("other")
+        other.set("the server's", forKey: "forbidden")
+        try await other.synchronize(timeout: .seconds(10))
+        // Offline, the replica takes both writes.
+        do {
+            let offline = try replicas.store("offline", url: ReplicatedBackendTests.down)
+            offline.set("mine", forKey: "forbidden")
+            offline.set(1, forKey: "allowed")
+            try offline.flush()
+        }
+        // Meanwhile an administrator's check refuses writes of that key in this namespace.
+        let constraint = "storedkit_test_\(UUID().uuidString.prefix(8).lowercased())"
+        try connection.run(
+            "ALTER TABLE storedkit.preferences ADD CONSTRAINT \(constraint) CHECK (namespace <> "
+                + "\(PostgresSetup.literal(replicas.namespace)) OR key <> 'forbidden' OR string_value = 'the server''s')")
+        defer { try? connection.run("ALTER TABLE storedkit.preferences DROP CONSTRAINT \(constraint)") }
+
+        let back = try replicas.store("offline")
+        #expect(back.value(forKey: "forbidden", as: String.self) == "mine")
+        try await back.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("allowed") == "1", "the rest of the batch was committed")
+        #expect(try replicas.serverValue("forbidden") == "the server's")
+        try await eventually { back.value(forKey: "forbidden", as: String.self) == "the server's" }
+        #expect(back.value(forKey: "allowed", as: Int.self) == 1)
+        try await eventually {
+            back.recentEvents.contains { if case .refusedByServer("forbidden", _, _) = $0 { true } else { false } }
+        }
+        #expect(back.syncState?.pendingWrites == 0)
+        // Not retried: another round sends nothing, so the namespace's revision stays.
+        let revision = "SELECT revision FROM storedkit.namespaces WHERE namespace = $1"
+        let before = try connection.query(revision, [replicas.namespace])
+        try await back.synchronize(timeout: .seconds(10))
+        #expect(try connection.query(revision, [replicas.namespace]) == before)
+    }
+}
