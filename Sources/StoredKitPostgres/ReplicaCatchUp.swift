@@ -18,6 +18,11 @@ enum ReplicaCatchUp {
         var token: String?
         /// Rows that did not decode, left on the server untouched.
         var events: [StoreEvent] = []
+        /// Whether this was a whole read: `writes` is everything the server holds, tombstones it
+        /// still keeps included, and a key it does not name is gone from it.
+        var whole = false
+        /// Keys of rows that did not decode: on the server still, though not in `writes`.
+        var undecodable: [String] = []
     }
 
     static func read(namespace: String, since cursor: ReplicaFile.SyncCursor?, _ connection: PostgresConnection) throws -> Read {
@@ -34,7 +39,9 @@ enum ReplicaCatchUp {
         }
         return try connection.query(PostgresSchema.selectAllWithRemovals, [namespace]) { rows in
             let header = header(of: rows)
-            return decode(rows, skipping: header.row, revision: header.revision, token: header.token)
+            var read = decode(rows, skipping: header.row, revision: header.revision, token: header.token)
+            read.whole = true
+            return read
         }
     }
 
@@ -73,6 +80,7 @@ enum ReplicaCatchUp {
             guard let value = PostgresValueColumns.value(type: type, rows, row: row, first: 3) else {
                 let found = PostgresValueColumns.summary(type: type, rows, row: row, first: 3)
                 read.events.append(.decodingFailed(key: key, expected: type, found: found))
+                read.undecodable.append(key)
                 continue
             }
             read.writes.append(.init(key: key, value: value, stamp: stamp, replicaID: replica))

@@ -428,7 +428,10 @@ final class ReplicaSyncer: Sendable {
         for event in read.events { report(event) }
         let next = ReplicaFile.SyncCursor(
             server: self.server, namespace: namespace, revision: read.revision, notifyToken: read.token, lastSynced: Date())
-        var lost = Set(try replica.record(next, merging: read.writes))
+        // A whole read after a partial one (the server pruned tombstones past the cursor, or the
+        // namespace was made again): a key the server no longer names went from it meanwhile.
+        let named = read.whole && cursor != nil ? Set(read.writes.map(\.key) + read.undecodable) : nil
+        var lost = Set(try replica.record(next, merging: read.writes, wholeExcept: named))
         for write in candidates where !lost.contains(write.key) {
             guard let held = try replica.stamp(of: write.key) else { continue }
             if (held.stamp, held.replicaID) > (write.stamp, write.replicaID) { lost.insert(write.key) }

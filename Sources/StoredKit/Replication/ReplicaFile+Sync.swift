@@ -42,9 +42,33 @@ extension ReplicaFile {
 
     /// Records `cursor`, with `merged` (the server's writes the replica had not seen, see
     /// ``merge(_:)``) in the same transaction, so the file never holds a cursor past what it merged.
+    /// With `wholeExcept` (the keys a whole read of the server named), every key the server no
+    /// longer names and whose local write is not waiting to be sent is removed: it went from the
+    /// server while the replica was away longer than its tombstones are kept.
     /// Returns the keys whose pending local write lost to one of `merged`.
     @discardableResult
-    package func record(_ cursor: SyncCursor, merging merged: [RemoteWrite] = []) throws -> [String] {
+    package func record(
+        _ cursor: SyncCursor, merging merged: [RemoteWrite] = [], wholeExcept named: Set<String>? = nil
+    ) throws -> [String] {
+        var merged = merged
+        if let named {
+            let gone = try sqlite.withCompanionReading { connection in
+                var keys: [String] = []
+                try connection.withStatement(ReplicaSchema.settledKeys) { statement in
+                    while try statement.step() { keys.append(statement.text(at: 0)) }
+                }
+                return keys.filter { !named.contains($0) }
+            }
+            // A removal stamped just above the key's own, so it wins the merge and nothing else.
+            for key in gone {
+                guard let held = try stamp(of: key) else { continue }
+                let above =
+                    held.stamp.counter == .max
+                    ? HybridTimestamp(milliseconds: held.stamp.milliseconds + 1, counter: 0)
+                    : HybridTimestamp(milliseconds: held.stamp.milliseconds, counter: held.stamp.counter + 1)
+                merged.append(RemoteWrite(key: key, value: nil, stamp: above, replicaID: held.replicaID))
+            }
+        }
         let lost = try merge(merged) { connection in
             try connection.withStatement(ReplicaSchema.recordSync) { statement in
                 try statement.bind(

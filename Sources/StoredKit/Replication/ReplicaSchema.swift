@@ -95,6 +95,8 @@ enum ReplicaSchema {
         """
     /// `?1` key: forgets the key's stamp (the server holds nothing of it).
     static let forgetStamp = "DELETE FROM replica_stamps WHERE key = ?1"
+    /// The keys whose stamp came from elsewhere or was acknowledged: not waiting in the outbox.
+    static let settledKeys = "SELECT key FROM replica_stamps WHERE queued_at IS NULL"
     static let selectSync = "SELECT server, namespace, revision, notify_token, last_synced FROM replica_sync"
     /// `?1` server, `?2` namespace, `?3` revision, `?4` token, `?5` last synced (NULL: keep it).
     static let recordSync = """

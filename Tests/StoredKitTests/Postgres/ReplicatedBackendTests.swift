@@ -176,6 +176,34 @@ struct ReplicatedBackendTests {
         #expect(store.value(forKey: "note", as: String.self) == "kept")
     }
 
+    @Test func aKeyRemovedWhileTheReplicaWasAwayLongerThanTombstonesAreKeptGoesToo() async throws {
+        let replicas = try Replicas()
+        do {
+            let away = try replicas.store("away")
+            away.set(1, forKey: "gone")
+            away.set(2, forKey: "kept")
+            try await away.synchronize(timeout: .seconds(10))
+        }
+        // While it is away, another machine removes the key, and the tombstone is pruned.
+        let pruner = PostgresBackend(url: replicas.url, namespace: replicas.namespace, tombstoneRetention: 0, pruneEvery: 1)
+        _ = try pruner.load()
+        _ = try pruner.commit(BackendChanges(values: ["gone": nil]))
+        _ = try pruner.commit(BackendChanges(values: ["new": .int(3)]))
+        let connection = try PostgresConnection(address: PostgresAddress(replicas.url))
+        let tombstones = try connection.query(
+            "SELECT count(*) FROM storedkit.removed_keys WHERE namespace = $1", [replicas.namespace])
+        #expect(tombstones.first?.first == "0", "the tombstone was pruned")
+
+        let back = try replicas.store("away")
+        #expect(back.value(forKey: "gone", as: Int.self) == 1, "the replica serves what it last knew")
+        back.set(4, forKey: "written since")
+        try await back.synchronize(timeout: .seconds(10))
+        try await eventually { back.value(forKey: "gone", as: Int.self) == nil }
+        #expect(back.value(forKey: "kept", as: Int.self) == 2)
+        #expect(back.value(forKey: "new", as: Int.self) == 3)
+        #expect(try replicas.serverValue("written since") == "4", "a write waiting in the outbox is not forgotten")
+    }
+
     @Test func aCopiedReplicaTakesItsOwnIdAndBothWritesArrive() async throws {
         let replicas = try Replicas()
         let original = try replicas.store("original")
