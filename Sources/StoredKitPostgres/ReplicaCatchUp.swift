@@ -16,6 +16,8 @@ enum ReplicaCatchUp {
         /// The namespace's revision the read saw (0: never written).
         var revision: Int64 = 0
         var token: String?
+        /// The namespace's schema version: how far the migrations of any replica took its data.
+        var schemaVersion = 0
         /// Rows that did not decode, left on the server untouched.
         var events: [StoreEvent] = []
         /// Whether this was a whole read: `writes` is everything the server holds, tombstones it
@@ -33,7 +35,9 @@ enum ReplicaCatchUp {
                 guard let row = header.row, header.wholeDue != true, header.token == cursor.notifyToken else {
                     return Read?.none
                 }
-                return decode(rows, skipping: row, revision: header.revision, token: header.token)
+                var read = decode(rows, skipping: row, revision: header.revision, token: header.token)
+                read.schemaVersion = header.schemaVersion
+                return read
             }
             if let partial { return partial }
         }
@@ -41,6 +45,7 @@ enum ReplicaCatchUp {
             let header = header(of: rows)
             var read = decode(rows, skipping: header.row, revision: header.revision, token: header.token)
             read.whole = true
+            read.schemaVersion = header.schemaVersion
             return read
         }
     }
@@ -56,11 +61,16 @@ enum ReplicaCatchUp {
     }
 
     /// The header row (looked for: UNION ALL promises no order) and what it says.
-    private static func header(of rows: PostgresResult) -> (row: Int32?, revision: Int64, wholeDue: Bool?, token: String?) {
+    private static func header(
+        of rows: PostgresResult
+    ) -> (row: Int32?, revision: Int64, wholeDue: Bool?, token: String?, schemaVersion: Int) {
         guard let row = (0..<rows.rowCount).first(where: { rows.has($0, 0, PostgresSchema.headerRow) }) else {
-            return (nil, 0, nil, nil)
+            return (nil, 0, nil, nil, 0)
         }
-        return (row, rows.integer(row, 4) ?? 0, rows.text(row, 3).map { $0 == "t" }, rows.text(row, 7))
+        return (
+            row, rows.integer(row, 4) ?? 0, rows.text(row, 3).map { $0 == "t" }, rows.text(row, 7),
+            Int(rows.integer(row, 5) ?? 0)
+        )
     }
 
     private static func decode(_ rows: PostgresResult, skipping header: Int32?, revision: Int64, token: String?) -> Read {

@@ -302,6 +302,7 @@ final class ReplicaSyncer: Sendable {
                 report(.stampClamped(key: key, server: self.server, allowedSkew: maximumClockSkew))
             }
             if !sent.refused.isEmpty { try revert(batch.filter { sent.refused[$0.key] != nil }, sent.refused, server) }
+            if !sent.superseded.isEmpty { try revert(sent.superseded, nil, server) }
             unapplied += sent.notApplied
             sentThrough = batch.map(\.stamp).max()
             update { $0.pendingWrites = max(0, $0.pendingWrites - batch.count) }
@@ -316,6 +317,8 @@ final class ReplicaSyncer: Sendable {
         var clamped: [String: HybridTimestamp] = [:]
         /// Keys the server refused, and why.
         var refused: [String: String] = [:]
+        /// Writes of a migration another replica ran on the namespace first: not sent.
+        var superseded: [ReplicaFile.PendingWrite] = []
     }
 
     /// Sends `batch` in the transaction open on `connection`: the namespace's revision bumped, then
@@ -338,7 +341,22 @@ final class ReplicaSyncer: Sendable {
                 return .failure(error)
             }
         }
-        let bumped = try attempt { try connection.query(PostgresSchema.bumpRevision, [namespace, nil]) }
+        // A migration's writes go only to a namespace no replica migrated that far before: the
+        // namespace row, locked, says how far it is. Those of a migration another replica ran
+        // first are not sent; their keys take the server's values (migrated by that replica).
+        var batch = batch
+        var schemaVersion: Int?
+        if batch.contains(where: { $0.migration != nil }) {
+            try connection.query(PostgresSchema.ensureNamespace, [namespace])
+            let row = try connection.query(PostgresSchema.lockNamespace, [namespace]).first
+            let server = row.flatMap { $0.count > 1 ? $0[1] : nil }.flatMap { $0.flatMap { Int($0) } } ?? 0
+            sent.superseded = batch.filter { ($0.migration ?? .max) <= server }
+            batch.removeAll { ($0.migration ?? .max) <= server }
+            schemaVersion = batch.compactMap(\.migration).max().flatMap { $0 > server ? $0 : nil }
+        }
+        let bumped = try attempt {
+            try connection.query(PostgresSchema.bumpRevision, [namespace, schemaVersion.map(String.init)])
+        }
         guard case .success(let rows) = bumped else {
             if case .failure(let error) = bumped { for write in batch { sent.refused[write.key] = Self.reason(error) } }
             return sent
@@ -375,15 +393,17 @@ final class ReplicaSyncer: Sendable {
         return sent
     }
 
-    /// Puts the keys of the refused writes back to what the server holds, and reports each.
+    /// Puts the keys of `writes` back to what the server holds, and reports each refusal (`reasons`;
+    /// nil: writes of a migration another replica ran first, which are not refusals).
     private func revert(
-        _ writes: [ReplicaFile.PendingWrite], _ reasons: [String: String], _ server: PostgresServer
+        _ writes: [ReplicaFile.PendingWrite], _ reasons: [String: String]?, _ server: PostgresServer
     ) throws {
         let current = try server.withReading(timeout: timeout) { connection in
             try writes.map { try ReplicaCatchUp.current($0.key, namespace: namespace, connection) }
         }
         for (write, held) in zip(writes, current) {
             try replica.revert(write, to: held)
+            guard let reasons else { continue }
             report(.refusedByServer(key: write.key, server: self.server, reason: reasons[write.key] ?? "refused"))
         }
         state.withLock { $0.valuesReverted = true }
@@ -431,7 +451,8 @@ final class ReplicaSyncer: Sendable {
         // A whole read after a partial one (the server pruned tombstones past the cursor, or the
         // namespace was made again): a key the server no longer names went from it meanwhile.
         let named = read.whole && cursor != nil ? Set(read.writes.map(\.key) + read.undecodable) : nil
-        var lost = Set(try replica.record(next, merging: read.writes, wholeExcept: named))
+        var lost = Set(
+            try replica.record(next, merging: read.writes, schemaVersion: read.schemaVersion, wholeExcept: named))
         for write in candidates where !lost.contains(write.key) {
             guard let held = try replica.stamp(of: write.key) else { continue }
             if (held.stamp, held.replicaID) > (write.stamp, write.replicaID) { lost.insert(write.key) }

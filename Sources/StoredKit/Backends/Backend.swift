@@ -229,6 +229,15 @@ public struct BackendChanges: Sendable {
     /// changes.stamps["volume"]  //=> 1780000000000.0, the moment of the set
     /// ```
     public var stamps: [String: HybridTimestamp] = [:]
+    /// Keys of ``values`` that a migration moved without changing the value (`renameKey`): each
+    /// new key and the key its value came from. A backend that stamps writes gives such a value
+    /// its source's stamp, so a value merely carried over does not beat a change made after it
+    /// elsewhere. Empty for every batch but a migration's.
+    ///
+    /// ```swift
+    /// changes.carriedFrom  //=> ["sidebar": "tabs"]
+    /// ```
+    public var carriedFrom: [String: String] = [:]
 
     /// Creates a batch.
     ///

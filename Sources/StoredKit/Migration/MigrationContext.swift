@@ -15,6 +15,8 @@ public struct MigrationContext: PreferenceAccess {
         var values: [String: StoredValue]
         var failure: StoreError?
         var cleanups: [() throws -> Void] = []
+        /// The key each renamed key's value came from (before every rename of this run).
+        var origins: [String: String] = [:]
         init(values: [String: StoredValue]) { self.values = values }
     }
 
@@ -56,6 +58,7 @@ public struct MigrationContext: PreferenceAccess {
         if !overwrite, staging.values[newKey] != nil { throw StoreError.keyExists(key: newKey) }
         staging.values[newKey] = value
         staging.values[oldKey] = nil
+        staging.origins[newKey] = staging.origins[oldKey] ?? oldKey
     }
 
     /// Rewrites a Codable value whose shape changed. Does nothing if the key has no value; throws

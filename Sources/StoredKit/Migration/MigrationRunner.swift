@@ -92,6 +92,10 @@ struct MigrationRunner {
         var changes = BackendChanges(schemaVersion: latest, durability: .immediate)
         for key in Set(fresh.values.keys).union(staged.keys) where fresh.values[key] != staged[key] {
             changes.values[key] = .some(staged[key])
+            // Moved, and still the value it had: carried over, not a new write.
+            if let origin = context.staging.origins[key], let value = staged[key], fresh.values[origin] == value {
+                changes.carriedFrom[key] = origin
+            }
         }
         let migrated = BackendSnapshot(values: staged, schemaVersion: latest, events: fresh.events)
         return (changes, .migrated(migrated, cleanups: cleanups))

@@ -42,13 +42,16 @@ extension ReplicaFile {
 
     /// Records `cursor`, with `merged` (the server's writes the replica had not seen, see
     /// ``merge(_:)``) in the same transaction, so the file never holds a cursor past what it merged.
+    /// A `schemaVersion` above the file's (another replica's migration reached the server) becomes
+    /// the file's, so this replica's next open does not migrate the migrated values again.
     /// With `wholeExcept` (the keys a whole read of the server named), every key the server no
     /// longer names and whose local write is not waiting to be sent is removed: it went from the
     /// server while the replica was away longer than its tombstones are kept.
     /// Returns the keys whose pending local write lost to one of `merged`.
     @discardableResult
     package func record(
-        _ cursor: SyncCursor, merging merged: [RemoteWrite] = [], wholeExcept named: Set<String>? = nil
+        _ cursor: SyncCursor, merging merged: [RemoteWrite] = [], schemaVersion: Int? = nil,
+        wholeExcept named: Set<String>? = nil
     ) throws -> [String] {
         var merged = merged
         if let named {
@@ -69,7 +72,7 @@ extension ReplicaFile {
                 merged.append(RemoteWrite(key: key, value: nil, stamp: above, replicaID: held.replicaID))
             }
         }
-        let lost = try merge(merged) { connection in
+        let lost = try merge(merged, schemaVersion: schemaVersion) { connection in
             try connection.withStatement(ReplicaSchema.recordSync) { statement in
                 try statement.bind(
                     .text(cursor.server), .text(cursor.namespace), .integer(cursor.revision),

@@ -52,6 +52,8 @@ package final class ReplicaFile: Backend {
         /// The replica that made the write (this one, or the one this file was copied from).
         package var replicaID: String
         package var queuedAt: Date
+        /// The schema version of the migration that made the write; nil for the app's own writes.
+        package var migration: Int? = nil
     }
 
     /// A key's value as another replica or a server holds it, with its stamp.
@@ -97,21 +99,29 @@ package final class ReplicaFile: Backend {
     /// in the file is newer than the write's (merged from elsewhere after the `set`) keeps the
     /// newer value: the fresh snapshot then shows it.
     package func commit(_ changes: BackendChanges) throws -> BackendSnapshot? {
+        var carried: [String: (HybridTimestamp, String)] = [:]
         let (lost, changedElsewhere) = try sqlite.withCompanionTransaction(
             durability: changes.durability,
-            decide: { _, connection in try stampedLocal(changes, connection) },
-            record: { changes, connection in try recordLocal(changes, connection) })
+            decide: { _, connection in
+                let stamped = try stampedLocal(changes, connection)
+                carried = stamped.carried
+                return (stamped.changes, stamped.lost)
+            },
+            record: { changes, connection in try recordLocal(changes, carried: carried, connection) })
         return lost || changedElsewhere ? try sqlite.load() : nil
     }
 
     package func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
-        try sqlite.withCompanionTransaction(
+        var carried: [String: (HybridTimestamp, String)] = [:]
+        return try sqlite.withCompanionTransaction(
             durability: .deferred,  // the body's batch says; an immediate one is synced after its commit
             decide: { snapshot, connection in
                 let (changes, value) = try body(snapshot)
-                return (try stampedLocal(changes, connection).changes, value)
+                let stamped = try stampedLocal(changes, connection)
+                carried = stamped.carried
+                return (stamped.changes, value)
             },
-            record: { changes, connection in try recordLocal(changes, connection) }
+            record: { changes, connection in try recordLocal(changes, carried: carried, connection) }
         ).result
     }
 
@@ -145,7 +155,8 @@ package final class ReplicaFile: Backend {
                     writes.append(
                         PendingWrite(
                             key: statement.text(at: 0), value: value, stamp: stamp, replicaID: statement.text(at: 4),
-                            queuedAt: Date(timeIntervalSince1970: Self.real(statement.value(at: 1)))))
+                            queuedAt: Date(timeIntervalSince1970: Self.real(statement.value(at: 1))),
+                            migration: statement.value(at: 7) == .null ? nil : Int(statement.integer(at: 7))))
                 }
             }
             return writes
@@ -183,17 +194,21 @@ package final class ReplicaFile: Backend {
     /// Returns the keys whose pending local write lost.
     @discardableResult
     package func merge(_ remote: [RemoteWrite]) throws -> [String] {
-        try merge(remote, alongside: { _ in })
+        try merge(remote, schemaVersion: nil, alongside: { _ in })
     }
 
-    /// ``merge(_:)``, with `alongside` run in the same transaction.
-    func merge(_ remote: [RemoteWrite], alongside: (SQLiteConnection) throws -> Void) throws -> [String] {
+    /// ``merge(_:)``, raising the file's schema version to `schemaVersion`, with `alongside` run in
+    /// the same transaction.
+    func merge(
+        _ remote: [RemoteWrite], schemaVersion: Int?, alongside: (SQLiteConnection) throws -> Void
+    ) throws -> [String] {
         var winners: [String: RemoteWrite] = [:]
         return try sqlite.withCompanionTransaction(
             durability: .deferred,
-            decide: { _, connection in
+            decide: { snapshot, connection in
                 _ = try identityWithin(connection)  // a file merged into before its first load: its tables
                 var changes = BackendChanges()
+                if let schemaVersion, schemaVersion > snapshot.schemaVersion { changes.schemaVersion = schemaVersion }
                 var lost: [String] = []
                 for write in remote {
                     clock.witness(write.stamp)
@@ -275,16 +290,23 @@ package final class ReplicaFile: Backend {
     // MARK: Internals
 
     /// `changes` with every key stamped (a stamp the store took at the `set`, or one taken now),
-    /// less the writes that a newer stamp in the file beats; and whether there was such a write.
+    /// less the writes that a newer stamp in the file beats; whether there was such a write; and
+    /// the stamp and replica of the source of each value a migration carried over
+    /// (``BackendChanges/carriedFrom``), which the value keeps.
     private func stampedLocal(_ changes: BackendChanges, _ connection: SQLiteConnection) throws -> (
-        changes: BackendChanges, lost: Bool
+        changes: BackendChanges, lost: Bool, carried: [String: (HybridTimestamp, String)]
     ) {
         let me = try identityWithin(connection)
         var kept = changes
         var lost = false
+        var carried: [String: (HybridTimestamp, String)] = [:]
+        for (key, source) in changes.carriedFrom {
+            if let held = try heldStamp(of: source, connection) { carried[key] = (held.stamp, held.replicaID) }
+        }
         for key in changes.values.keys {
-            let stamp = changes.stamps[key] ?? clock.tick()
-            if let held = try heldStamp(of: key, connection), (stamp, me.replicaID) < (held.stamp, held.replicaID) {
+            let stamp = carried[key]?.0 ?? changes.stamps[key] ?? clock.tick()
+            let replica = carried[key]?.1 ?? me.replicaID
+            if let held = try heldStamp(of: key, connection), (stamp, replica) < (held.stamp, held.replicaID) {
                 kept.values.removeValue(forKey: key)
                 kept.stamps.removeValue(forKey: key)
                 lost = true
@@ -292,16 +314,21 @@ package final class ReplicaFile: Backend {
             }
             kept.stamps[key] = stamp
         }
-        return (kept, lost)
+        return (kept, lost, carried)
     }
 
-    /// Writes the stamps of a local batch, each key queued in the outbox: one row per key.
-    private func recordLocal(_ changes: BackendChanges, _ connection: SQLiteConnection) throws {
+    /// Writes the stamps of a local batch, each key queued in the outbox: one row per key. A
+    /// migration's batch (one with a schema version) marks its entries with that version.
+    private func recordLocal(
+        _ changes: BackendChanges, carried: [String: (HybridTimestamp, String)], _ connection: SQLiteConnection
+    ) throws {
         guard !changes.values.isEmpty else { return }
         let me = try identityWithin(connection)
         let now = Date().timeIntervalSince1970
         for key in changes.values.keys {
-            try upsertStamp(key, changes.stamps[key] ?? clock.tick(), me.replicaID, queuedAt: now, connection)
+            try upsertStamp(
+                key, changes.stamps[key] ?? clock.tick(), carried[key]?.1 ?? me.replicaID, queuedAt: now,
+                migration: changes.schemaVersion, connection)
         }
     }
 
@@ -333,12 +360,13 @@ package final class ReplicaFile: Backend {
     }
 
     func upsertStamp(
-        _ key: String, _ stamp: HybridTimestamp, _ replica: String, queuedAt: Double?, _ connection: SQLiteConnection
+        _ key: String, _ stamp: HybridTimestamp, _ replica: String, queuedAt: Double?, migration: Int? = nil,
+        _ connection: SQLiteConnection
     ) throws {
         try connection.withStatement(ReplicaSchema.upsertStamp) { statement in
             try statement.bind(
                 .text(key), .integer(stamp.milliseconds), .integer(Int64(stamp.counter)), .text(replica),
-                queuedAt.map { .real($0) } ?? .null)
+                queuedAt.map { .real($0) } ?? .null, migration.map { .integer(Int64($0)) } ?? .null)
             try statement.run()
         }
     }

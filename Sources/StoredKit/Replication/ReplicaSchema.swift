@@ -8,7 +8,9 @@
 ///   replica that made the write. A removed key keeps its stamp here (its tombstone), so an older
 ///   set arriving later loses to the removal. `queued_at` is set while the key's local write waits
 ///   for a server (the outbox: a key written twice offline is sent once, as it is now) and cleared
-///   when one acknowledged it or a newer write from elsewhere beat it.
+///   when one acknowledged it or a newer write from elsewhere beat it. `migration` is the schema
+///   version of the migration that queued it (NULL: the app's own write): such a write is sent
+///   only to a namespace that no other replica migrated to that version first.
 ///
 /// - `replica_sync`: the server and namespace the replica mirrors (the server's address without a
 ///   password), the server's revision it has read up to and the namespace's notification token
@@ -37,7 +39,8 @@ enum ReplicaSchema {
             stamp_ms INTEGER NOT NULL,
             stamp_counter INTEGER NOT NULL,
             replica_id TEXT NOT NULL,
-            queued_at REAL
+            queued_at REAL,
+            migration INTEGER
         ) STRICT, WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS replica_sync (
             singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
@@ -67,11 +70,13 @@ enum ReplicaSchema {
     static let newestStamp = """
         SELECT stamp_ms, stamp_counter FROM replica_stamps ORDER BY stamp_ms DESC, stamp_counter DESC LIMIT 1
         """
-    /// `?1` key, `?2` ms, `?3` counter, `?4` replica, `?5` queued at (seconds since 1970; NULL: not queued).
+    /// `?1` key, `?2` ms, `?3` counter, `?4` replica, `?5` queued at (seconds since 1970; NULL: not
+    /// queued), `?6` the migration's schema version (NULL: not a migration's write).
     static let upsertStamp = """
-        INSERT INTO replica_stamps (key, stamp_ms, stamp_counter, replica_id, queued_at) VALUES (?1, ?2, ?3, ?4, ?5)
+        INSERT INTO replica_stamps (key, stamp_ms, stamp_counter, replica_id, queued_at, migration)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT (key) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
-                replica_id = excluded.replica_id, queued_at = excluded.queued_at
+                replica_id = excluded.replica_id, queued_at = excluded.queued_at, migration = excluded.migration
         """
     /// `?1` ms, `?2` counter: what a server acknowledged, up to that stamp.
     static let acknowledge = """
@@ -79,7 +84,7 @@ enum ReplicaSchema {
         """
     /// `?1` limit: the oldest pending writes, with their stamps and the values they hold now.
     static let pending = """
-        SELECT s.key, s.queued_at, s.stamp_ms, s.stamp_counter, s.replica_id, p.type, p.value
+        SELECT s.key, s.queued_at, s.stamp_ms, s.stamp_counter, s.replica_id, p.type, p.value, s.migration
             FROM replica_stamps AS s LEFT JOIN preferences AS p ON p.key = s.key
             WHERE s.queued_at IS NOT NULL ORDER BY s.stamp_ms, s.stamp_counter LIMIT ?1
         """

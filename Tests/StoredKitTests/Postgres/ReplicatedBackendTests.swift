@@ -29,14 +29,16 @@ struct ReplicatedBackendTests {
         }
 
         /// A store on the replica `name`, whose clock reads `clock` (the wall clock when nil).
-        func store(_ name: String, clock: ManualWallClock? = nil, url: String? = nil) throws -> PreferenceStore {
+        func store(
+            _ name: String, clock: ManualWallClock? = nil, url: String? = nil, migrations: [Migration] = []
+        ) throws -> PreferenceStore {
             let file = directory.url.appending(path: "\(name).replica")
             let replica = ReplicaFile(
                 at: file, clock: clock.map { HybridLogicalClock(physical: $0.read) } ?? HybridLogicalClock())
             return try PreferenceStore(
                 ReplicatedBackend(
                     url: url ?? self.url, namespace: namespace, replica: replica, replicaURL: file, timeout: .seconds(5),
-                    maximumClockSkew: .seconds(60)))
+                    maximumClockSkew: .seconds(60)), migrations: migrations)
         }
 
         /// What the server's table holds for `key` (the text of its value), nil when no row.
@@ -287,5 +289,107 @@ struct ReplicaRefusalTests {
         let before = try connection.query(revision, [replicas.namespace])
         try await back.synchronize(timeout: .seconds(10))
         #expect(try connection.query(revision, [replicas.namespace]) == before)
+    }
+}
+
+/// Migrations over replicas of one namespace: each replica's open migrates its own copy (offline
+/// too), and the namespace's data is migrated at most once — by whichever replica reaches the
+/// server first with it; the others take its values.
+@Suite(
+    "PostgreSQL replicas: migrations run at most once on the namespace's data",
+    .enabled(if: PostgresTestServer.isEnabled, PostgresTestServer.skipMessage))
+struct ReplicaMigrationTests {
+    /// Version 1 renames `tabs` to `sidebar` and adds 10 to `count`: run twice on the same data,
+    /// the count would show it.
+    static let migrations = [
+        Migration(version: 1, "sidebar and count") { context in
+            try context.renameKey("tabs", to: "sidebar")
+            if case .int(let count)? = context.storedValue(forKey: "count") {
+                context.setStoredValue(.int(count + 10), forKey: "count")
+            }
+        }
+    ]
+
+    /// Two replicas that both hold the data of version 0, synchronized.
+    static func twoReplicasOfVersionZero() async throws -> ReplicatedBackendTests.Replicas {
+        let replicas = try ReplicatedBackendTests.Replicas()
+        let first = try replicas.store("first")
+        first.set("home,mail", forKey: "tabs")
+        first.set(1, forKey: "count")
+        try await first.synchronize(timeout: .seconds(10))
+        let second = try replicas.store("second")
+        try await second.synchronize(timeout: .seconds(10))
+        try await eventually { second.value(forKey: "count", as: Int.self) == 1 }
+        return replicas
+    }
+
+    @Test func aReplicaThatMigratesAfterAnotherTakesItsValuesAndKeepsLaterChanges() async throws {
+        let replicas = try await Self.twoReplicasOfVersionZero()
+        // The first migrates and sends it; then its user changes the count.
+        let first = try replicas.store("first", migrations: Self.migrations)
+        #expect(first.value(forKey: "count", as: Int.self) == 11)
+        try await first.synchronize(timeout: .seconds(10))
+        first.set(50, forKey: "count")
+        try await first.synchronize(timeout: .seconds(10))
+        // The second, offline, opens with the migration pending: it serves migrated values at once.
+        let second = try replicas.store("second", url: ReplicatedBackendTests.down, migrations: Self.migrations)
+        #expect(second.value(forKey: "sidebar", as: String.self) == "home,mail")
+        #expect(second.value(forKey: "count", as: Int.self) == 11)
+        second.set("dark", forKey: "theme")  // a change of its own, made after migrating
+        try second.flush()
+        // Back online: its migration is not applied again, and the later change stands.
+        let back = try replicas.store("second", migrations: Self.migrations)
+        try await back.synchronize(timeout: .seconds(10))
+        try await eventually { back.value(forKey: "count", as: Int.self) == 50 }
+        #expect(try replicas.serverValue("count") == "50")
+        #expect(try replicas.serverValue("sidebar") == "home,mail")
+        #expect(try replicas.serverValue("tabs") == nil)
+        #expect(try replicas.serverValue("theme") == "dark")
+        #expect(back.schemaVersion == 1)
+    }
+
+    @Test func aReplicaThatMigratesFirstOfflineMigratesTheNamespaceForTheOthers() async throws {
+        let replicas = try await Self.twoReplicasOfVersionZero()
+        do {
+            let first = try replicas.store("first", url: ReplicatedBackendTests.down, migrations: Self.migrations)
+            #expect(first.value(forKey: "count", as: Int.self) == 11)
+        }
+        let first = try replicas.store("first", migrations: Self.migrations)
+        try await first.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("count") == "11")
+        let connection = try PostgresConnection(address: PostgresAddress(replicas.url))
+        let version = try connection.query(
+            "SELECT schema_version FROM storedkit.namespaces WHERE namespace = $1", [replicas.namespace])
+        #expect(version.first?.first == "1")
+        // The second synchronizes before opening with the new version: nothing is left to migrate.
+        do {
+            let second = try replicas.store("second")
+            try await second.synchronize(timeout: .seconds(10))
+            try await eventually { second.schemaVersion == 1 }
+        }
+        let second = try replicas.store("second", migrations: Self.migrations)
+        #expect(second.value(forKey: "count", as: Int.self) == 11, "not migrated twice")
+        #expect(second.value(forKey: "sidebar", as: String.self) == "home,mail")
+        try await second.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("count") == "11")
+    }
+
+    @Test func aValueAMigrationMovedKeepsItsStampAndLosesToALaterChange() async throws {
+        let replicas = try await Self.twoReplicasOfVersionZero()
+        // The first changes the value under its new key; the second, offline, then migrates its own
+        // copy, moving the older "tabs" there.
+        let first = try replicas.store("first")
+        first.set("home,mail,news", forKey: "sidebar")  // a later change, under the new key
+        try await first.synchronize(timeout: .seconds(10))
+        do {
+            let second = try replicas.store("second", url: ReplicatedBackendTests.down, migrations: Self.migrations)
+            #expect(second.value(forKey: "sidebar", as: String.self) == "home,mail")
+        }
+        // Its migration reaches the server first (the namespace is at version 0): the moved value
+        // keeps the stamp of "tabs", older than the change made since, which stands.
+        let back = try replicas.store("second", migrations: Self.migrations)
+        try await back.synchronize(timeout: .seconds(10))
+        #expect(try replicas.serverValue("sidebar") == "home,mail,news")
+        try await eventually { back.value(forKey: "sidebar", as: String.self) == "home,mail,news" }
     }
 }
