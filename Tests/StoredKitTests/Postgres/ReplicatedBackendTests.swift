@@ -292,6 +292,38 @@ struct ReplicaRefusalTests {
     }
 }
 
+extension ReplicaRefusalTests {
+    /// A replica of a role granted `SELECT` alone: what it wrote offline is refused when it
+    /// arrives, key by key, and each key goes back to the server's value (a key the server never
+    /// held goes away); nothing stays queued.
+    @Test func writesOfAReadOnlyRoleAreRefusedAndRevertedOnArrival() async throws {
+        let database = try PostgresReadOnlyRoleTests.ReadOnlyDatabase()
+        defer { database.drop() }
+        let directory = try TemporaryDirectory()
+        let namespace = PostgresTestServer.freshNamespace("read-only-replica")
+        let writer = try PreferenceStore(.postgres(url: database.writerURL, namespace: namespace), durability: .immediate)
+        writer.set(0.5, forKey: "volume")
+        let file = directory.url.appending(path: "reader.replica")
+        do {
+            let offline = try PreferenceStore(
+                .postgres(url: ReplicatedBackendTests.down, namespace: namespace, replica: file, timeout: .seconds(1)))
+            offline.set(0.1, forKey: "volume")
+            offline.set("x", forKey: "new")
+            try offline.flush()
+        }
+        let reader = try PreferenceStore(.postgres(url: database.readerURL, namespace: namespace, replica: file))
+        try await reader.synchronize(timeout: .seconds(10))
+        try await eventually { reader.value(forKey: "volume", as: Double.self) == 0.5 }
+        try await eventually { reader.value(forKey: "new", as: String.self) == nil }
+        let refused = reader.recentEvents.compactMap { event -> String? in
+            if case .refusedByServer(let key, _, _) = event { key } else { nil }
+        }
+        #expect(refused.sorted() == ["new", "volume"])
+        #expect(reader.syncState?.pendingWrites == 0)
+        #expect(writer.value(forKey: "volume", as: Double.self) == 0.5)
+    }
+}
+
 /// Migrations over replicas of one namespace: each replica's open migrates its own copy (offline
 /// too), and the namespace's data is migrated at most once — by whichever replica reaches the
 /// server first with it; the others take its values.
