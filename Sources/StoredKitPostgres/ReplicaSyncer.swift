@@ -104,6 +104,8 @@ final class ReplicaSyncer: Sendable {
             var delay = 0.0
             while true {
                 if delay > 0 { _ = wakeup.wait(timeout: .now() + delay) }
+                // One round sends everything queued: the nudges of a burst of commits are one round.
+                while wakeup.wait(timeout: .now()) == .success {}
                 guard let syncer = self, !syncer.state.withLock({ $0.stopped }) else { return }
                 delay = syncer.round()
             }

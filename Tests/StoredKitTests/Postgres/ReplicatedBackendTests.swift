@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import StoredKitTestSupport
 import Synchronization
 import Testing
@@ -204,6 +205,30 @@ struct ReplicatedBackendTests {
         #expect(back.value(forKey: "kept", as: Int.self) == 2)
         #expect(back.value(forKey: "new", as: Int.self) == 3)
         #expect(try replicas.serverValue("written since") == "4", "a write waiting in the outbox is not forgotten")
+    }
+
+    @Test func syncStateIsObservable() async throws {
+        let replicas = try Replicas()
+        let store = try replicas.store("observed")
+        try await store.synchronize(timeout: .seconds(10))
+        let told = Mutex(0)
+        func track() {
+            withObservationTracking {
+                _ = store.syncState
+            } onChange: {
+                told.withLock { $0 += 1 }
+            }
+        }
+        track()
+        store.set(1, forKey: "a")
+        try store.flush()
+        try await store.synchronize(timeout: .seconds(10))
+        try await eventually { told.withLock { $0 } > 0 }
+        #expect(store.syncState == SyncState(pendingWrites: 0, lastSynced: store.syncState?.lastSynced, isConnected: true))
+        // A store without a replica has no sync state, and synchronizing it only flushes.
+        let plain = PreferenceStore.inMemory()
+        #expect(plain.syncState == nil)
+        try await plain.synchronize()
     }
 
     @Test func aCopiedReplicaTakesItsOwnIdAndBothWritesArrive() async throws {
