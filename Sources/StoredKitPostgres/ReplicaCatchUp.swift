@@ -25,6 +25,9 @@ enum ReplicaCatchUp {
         var whole = false
         /// Keys of rows that did not decode: on the server still, though not in `writes`.
         var undecodable: [String] = []
+        /// Whether the namespace's row was there: a role whose access rule was revoked sees none,
+        /// nor any value, which must not read as every key removed.
+        var namespaceFound = false
     }
 
     static func read(namespace: String, since cursor: ReplicaFile.SyncCursor?, _ connection: PostgresConnection) throws -> Read {
@@ -37,6 +40,7 @@ enum ReplicaCatchUp {
                 }
                 var read = decode(rows, skipping: row, revision: header.revision, token: header.token)
                 read.schemaVersion = header.schemaVersion
+                read.namespaceFound = true
                 return read
             }
             if let partial { return partial }
@@ -45,6 +49,7 @@ enum ReplicaCatchUp {
             let header = header(of: rows)
             var read = decode(rows, skipping: header.row, revision: header.revision, token: header.token)
             read.whole = true
+            read.namespaceFound = header.row != nil
             read.schemaVersion = header.schemaVersion
             return read
         }

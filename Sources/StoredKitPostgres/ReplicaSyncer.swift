@@ -62,6 +62,9 @@ final class ReplicaSyncer: Sendable {
         var waiters: [UInt64: Waiter] = [:]
         var nextWaiter: UInt64 = 0
         var subscription: (listener: PostgresListener, id: UInt64)?
+        /// The process's connections to the server, held while the syncer lives: each round made
+        /// anew would open a new pool and listener, and a listener lives as long as its thread.
+        var server: PostgresServer?
         /// Whether the connection was lost and `connectionRestored` is owed.
         var inOutage = false
         /// Whether a refusal put keys back since the engine last heard of a change.
@@ -121,6 +124,7 @@ final class ReplicaSyncer: Sendable {
             defer {
                 state.waiters = [:]
                 state.subscription = nil
+                state.server = nil
             }
             return (state.waiters.values.map(\.continuation), state.subscription)
         }
@@ -192,7 +196,7 @@ final class ReplicaSyncer: Sendable {
         state.withLock { $0.roundsStarted += 1 }
         let started = state.withLock { $0.roundsStarted }
         do {
-            let server = PostgresServer.shared(for: try PostgresAddress(url))
+            let server = try connectedServer()
             try listen(on: server)
             let candidates = try upload(server)
             let changed = try catchUp(server, candidates: candidates)
@@ -255,6 +259,14 @@ final class ReplicaSyncer: Sendable {
             return state.sync == before ? [] : state.stateObservers
         }
         for observer in observers { observer() }
+    }
+
+    /// The process's server for the URL, made at the first round and kept.
+    private func connectedServer() throws -> PostgresServer {
+        if let server = state.withLock({ $0.server }) { return server }
+        let server = PostgresServer.shared(for: try PostgresAddress(url))
+        state.withLock { $0.server = server }
+        return server
     }
 
     /// Subscribes to the namespace's notices once per listener: a commit by anyone, or the
@@ -452,7 +464,10 @@ final class ReplicaSyncer: Sendable {
             server: self.server, namespace: namespace, revision: read.revision, notifyToken: read.token, lastSynced: Date())
         // A whole read after a partial one (the server pruned tombstones past the cursor, or the
         // namespace was made again): a key the server no longer names went from it meanwhile.
-        let named = read.whole && cursor != nil ? Set(read.writes.map(\.key) + read.undecodable) : nil
+        // A namespace row gone (deleted, or hidden by a revoked access rule) forgets nothing: the
+        // replica keeps serving what it has, as a plain store does.
+        let named =
+            read.whole && read.namespaceFound && cursor != nil ? Set(read.writes.map(\.key) + read.undecodable) : nil
         var lost = Set(
             try replica.record(next, merging: read.writes, schemaVersion: read.schemaVersion, wholeExcept: named))
         for write in candidates where !lost.contains(write.key) {
