@@ -14,7 +14,8 @@ package enum PostgresSetup {
     /// The grants, reading the role names from the settings `storedkit.setup_role` and
     /// `storedkit.setup_read_only_role` (empty: none). The application role gets `USAGE` on schema
     /// `storedkit`, `SELECT` on `storedkit.layout`, `SELECT, INSERT, UPDATE, DELETE` on the three
-    /// tables and `EXECUTE` on the one function a hand edit calls, nothing more; the read-only
+    /// tables and `EXECUTE` on the function a hand edit calls and the one a write of one key calls
+    /// (``PostgresLayout/writeAloneFunction``), nothing more; the read-only
     /// role gets `USAGE` and `SELECT`. Names are quoted with `format('%I')`, never spliced.
     static let grants = """
         DO $setup$
@@ -27,7 +28,7 @@ package enum PostgresSetup {
                 EXECUTE format('GRANT SELECT ON TABLE storedkit.layout TO %I', app);
                 EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE storedkit.namespaces, storedkit.preferences, '
                     'storedkit.removed_keys TO %I', app);
-                EXECUTE format('GRANT EXECUTE ON FUNCTION storedkit.bump_for_hand_edit(text) TO %I', app);
+                EXECUTE format('GRANT EXECUTE ON FUNCTION storedkit.bump_for_hand_edit(text), \(PostgresLayout.writeAloneSignature) TO %I', app);
             END IF;
             IF reader <> '' THEN
                 EXECUTE format('GRANT USAGE ON SCHEMA storedkit TO %I', reader);
