@@ -424,6 +424,17 @@ extension PostgresLayout {
 }
 
 extension PostgresLayout {
+    /// The layout the database holds when it is older than ``version`` (nil: newer, the same,
+    /// none, or unreadable): what an open that could not upgrade it names.
+    static func olderLayout(_ connection: PostgresConnection) -> Int? {
+        guard let row = try? connection.query("SELECT max(version) FROM storedkit.layout").first,
+            let found = row.first.flatMap({ $0.flatMap { Int($0) } }), found < version
+        else { return nil }
+        return found
+    }
+}
+
+extension PostgresLayout {
     /// A database whose layout this client reads, and what its role lacks to write it (nil: nothing).
     struct Ready {
         var missingWritePrivilege: String?

@@ -117,9 +117,20 @@ package enum PostgresSetup {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// `error` with what to do when it says the role may not create or change StoredKit's tables.
-    static func explained(_ error: any Error) -> any Error {
+    /// `error` with what to do when it says the role may not create or change StoredKit's tables;
+    /// `olderLayout`, the layout the database holds when it is older than this client's (its
+    /// tables are to be upgraded in place, which only their owner may).
+    static func explained(_ error: any Error, olderLayout: Int? = nil) -> any Error {
         guard case .postgres(let server, "42501", let message)? = error as? StoreError else { return error }
+        if let olderLayout {
+            return StoreError.postgres(
+                server: server, code: "42501",
+                message: message
+                    + ". This database has StoredKit's table layout \(olderLayout), and this client (StoredKit "
+                    + "\(PostgresLayout.client) or newer) needs layout \(PostgresLayout.version), which this role may not "
+                    + "add (it does not own the tables): have the database's owner run "
+                    + "`stored postgres-setup URL --role ROLE --apply` once; it upgrades the tables in place, keeping every row")
+        }
         return StoreError.postgres(
             server: server, code: "42501",
             message: message
