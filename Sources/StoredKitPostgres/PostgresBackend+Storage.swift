@@ -87,6 +87,7 @@ extension PostgresBackend {
     private func apply(
         _ rows: PostgresResult, skipping header: Int32?, to result: inout BackendSnapshot, whole: Bool, _ state: inout State
     ) {
+        witnessStamps(rows)
         if whole { state.hiddenSpellings = [] }
         for row in 0..<rows.rowCount where row != header {
             guard let key = rows.text(row, 1) else { continue }
@@ -109,6 +110,21 @@ extension PostgresBackend {
         }
     }
 
+    /// Moves the clock past the newest stamp in `rows` (values, removed keys, and the header's
+    /// newest tombstone in a whole read): a write made after this read is stamped above everything
+    /// it showed, whatever this machine's wall clock says. The server clamps every stamp to its
+    /// own clock plus the skew, so no row moves the clock further ahead than that.
+    private func witnessStamps(_ rows: PostgresResult) {
+        let first = PostgresSchema.firstStampColumn
+        var newest = HybridTimestamp.zero
+        for row in 0..<rows.rowCount {
+            guard let milliseconds = rows.integer(row, first), milliseconds >= newest.milliseconds else { continue }
+            let stamp = HybridTimestamp(milliseconds: milliseconds, counter: UInt32(clamping: rows.integer(row, first + 1) ?? 0))
+            if stamp > newest { newest = stamp }
+        }
+        if newest > .zero { clock.witness(newest) }
+    }
+
     /// Whether the row of `key` is another spelling (up to Unicode normalisation) of a key `result`
     /// holds under other bytes, which reads do not show. Whatever order the rows come in, reads
     /// show the spelling first in byte order, as in an SQLite file; a whole read reports each pair.
@@ -129,12 +145,15 @@ extension PostgresBackend {
 
     /// Writes `changes` under a new revision of the namespace (its bump queues the notification);
     /// returns that revision, recorded as ``ownCommit`` so the listener does not take it for
-    /// someone else's, and whether the namespace row had to be created again (it went since the
-    /// last read or write: the cache is then to be read whole). A key with several spellings is written under the one reads show, and
+    /// someone else's, whether the namespace row had to be created again (it went since the
+    /// last read or write: the cache is then to be read whole), and which writes lost or were
+    /// clamped (``StampOutcome``). Each key is written with its stamp (the `set`'s, or one taken
+    /// now) by the stamped statements, which take effect only when it is the key's latest.
+    /// A key with several spellings is written under the one reads show, and
     /// removed in every spelling (see ``isHidden(_:in:whole:_:)``).
     func write(
         _ changes: BackendChanges, _ state: inout State, _ connection: PostgresConnection
-    ) throws -> (revision: Int64, recreated: Bool) {
+    ) throws -> (revision: Int64, recreated: Bool, outcome: StampOutcome) {
         // Every row's columns first: a value refused here leaves the transaction untouched.
         let rows = try changes.values.sorted(by: { $0.key < $1.key }).map { key, value in
             (key: key, columns: try value.map { try PostgresValueColumns.columns(for: $0, key: key) })
@@ -153,17 +172,24 @@ extension PostgresBackend {
         ownCommit.store(revision, ordering: .releasing)
         if let token = bumped.first?.last ?? nil { state.notifyToken = token }
         let revisionText = String(revision)
+        var outcome = StampOutcome()
         // Sorted, so two transactions writing the same keys lock their rows in the same order.
         for (key, row) in rows {
+            let stamp = changes.stamps[key] ?? clock.tick()
+            let stamped = [String(stamp.milliseconds), String(stamp.counter), replicaID, skewMilliseconds]
             let shown = state.cached?.values.shownKey(for: key) ?? key
             if let (type, columns) = row {
-                try connection.query(PostgresSchema.upsert, [namespace, shown, type] + columns + [revisionText])
+                let recorded = try connection.query(
+                    PostgresSchema.stampedUpsert, [namespace, shown, type] + columns + [revisionText] + stamped)
+                try settle(key, as: shown, stamp, recorded: recorded.first, &outcome, connection)
             } else {
-                try connection.query(PostgresSchema.remove, [namespace, key, revisionText])
+                // The spelling reads show decides; the others go with it.
+                let recorded = try connection.query(PostgresSchema.stampedRemove, [namespace, shown, revisionText] + stamped)
+                try settle(key, as: shown, stamp, recorded: recorded.first, &outcome, connection)
                 var others = state.hiddenSpellings.filter { $0 == key }  // `==` is canonical equivalence
-                if !shown.utf8.elementsEqual(key.utf8) { others.append(shown) }
-                for other in others where !other.utf8.elementsEqual(key.utf8) {
-                    try connection.query(PostgresSchema.remove, [namespace, other, revisionText])
+                others.append(key)
+                for other in others where !other.utf8.elementsEqual(shown.utf8) {
+                    try connection.query(PostgresSchema.stampedRemove, [namespace, other, revisionText] + stamped)
                 }
                 state.hiddenSpellings.removeAll { $0 == key }
             }
@@ -171,11 +197,46 @@ extension PostgresBackend {
         if revision % pruneEvery == 0 {
             try connection.query(PostgresSchema.pruneTombstones, [namespace, String(tombstoneRetention)])
         }
-        return (revision, recreated)
+        return (revision, recreated, outcome)
+    }
+
+    /// Records in `outcome` what the stamped write of `key` (the row `written`) came to, from the
+    /// stamp the server `recorded` (its `ms, counter`): below ours when clamped; none when it took
+    /// no effect, which is this very write applied already (a retry after a lost reply: the
+    /// server holds our stamp and replica id) or a later write, which won.
+    func settle(
+        _ key: String, as written: String, _ stamp: HybridTimestamp, recorded: [String?]?, _ outcome: inout StampOutcome,
+        _ connection: PostgresConnection
+    ) throws {
+        if let recorded {
+            let milliseconds = recorded.first.flatMap { $0.flatMap { Int64($0) } }
+            if let milliseconds, milliseconds < stamp.milliseconds { outcome.clamped.append(key) }
+            return
+        }
+        let held = try connection.query(PostgresSchema.keyStamp, [namespace, written]).first
+        if let held, held.count == 3, held[0] == String(stamp.milliseconds), held[1] == String(stamp.counter),
+            held[2] == replicaID
+        {
+            return
+        }
+        outcome.lost.append(key)
+    }
+
+    /// Tells the store what `outcome` says (through the next snapshot's events): each lost write
+    /// with the winner the cache now holds, each clamped stamp with the skew allowed.
+    func report(_ outcome: StampOutcome, _ state: inout State) {
+        guard !outcome.isQuiet else { return }
+        for key in outcome.lost {
+            state.pendingEvents.append(.lostToLaterWrite(key: key, winner: state.cached?.values[key]))
+        }
+        let server = (try? PostgresAddress(url))?.description ?? location
+        for key in outcome.clamped {
+            state.pendingEvents.append(.stampClamped(key: key, server: server, allowedSkew: maximumClockSkew))
+        }
     }
 
     /// The one key a batch sets, when that is all it does (no removal, no schema version): it
-    /// commits alone, in one statement (``PostgresSchema/upsertAlone``).
+    /// commits alone, in one call (``PostgresSchema/writeAlone``).
     static func aloneUpsert(_ changes: BackendChanges) -> (key: String, value: StoredValue)? {
         guard changes.schemaVersion == nil, changes.values.count == 1, let (key, value) = changes.values.first,
             let value
@@ -183,12 +244,12 @@ extension PostgresBackend {
         return (key, value)
     }
 
-    /// Commits one upsert in one statement that commits on its own (``PostgresSchema/upsertAloneInExisting``,
-    /// then ``PostgresSchema/upsertAlone`` when the row went). When others committed since
-    /// our last read (the revision jumped), or the row was created again, their rows are read right after, in one statement:
+    /// Commits one stamped upsert in one call that commits on its own (``PostgresSchema/writeAlone``).
+    /// When others committed since our last read (the revision jumped), the row was created again,
+    /// or a later write held the key (ours lost), their rows are read right after, in one statement:
     /// that snapshot is at or after our commit, and becomes the cache as a whole (our row is in
     /// it, or a later one's). Returns it then, nil otherwise, as ``commit(_:)`` does.
-    func commitAlone(key: String, value: StoredValue, _ state: inout State) throws -> BackendSnapshot? {
+    func commitAlone(key: String, value: StoredValue, stamp: HybridTimestamp, _ state: inout State) throws -> BackendSnapshot? {
         let (type, columns) = try PostgresValueColumns.columns(for: value, key: key)
         let shown = state.cached?.values.shownKey(for: key) ?? key  // another spelling's row would stay hidden
         let previous = state.revision
@@ -196,6 +257,7 @@ extension PostgresBackend {
         var recreated = false
         let server = try server(&state)
         var token: String?
+        var outcome = StampOutcome()
         let revision = try withOwnCommit {
             try server.withStatement(timeout: timeout, notices: relay) { connection -> Int64 in
                 // It commits, and notifies, before its answer arrives: the revision it will most
@@ -203,18 +265,19 @@ extension PostgresBackend {
                 // ours gets a later one, the read below catches theirs up, and our NOTIFY may
                 // signal the watcher once (a reload that finds nothing new).
                 ownCommit.store(previous + 1, ordering: .releasing)
-                let parameters = [namespace, shown, type] + columns
-                var row = rowFound ? try connection.query(PostgresSchema.upsertAloneInExisting, parameters).first : nil
-                if row == nil {
-                    recreated = rowFound
-                    row = try connection.query(PostgresSchema.upsertAlone, parameters).first
-                }
-                token = row?.last ?? nil
-                guard let text = row?.first ?? nil, let revision = Int64(text) else {
+                let parameters =
+                    [namespace, shown, type] + columns
+                    + [String(stamp.milliseconds), String(stamp.counter), replicaID, skewMilliseconds]
+                let row = try connection.query(PostgresSchema.writeAlone, parameters).first
+                guard let row, row.count == 5, let text = row[0], let revision = Int64(text) else {
                     throw StoreError.postgres(
                         server: server.address.description, code: "XX000", message: "the namespace row returned no revision")
                 }
                 ownCommit.store(revision, ordering: .releasing)
+                token = row[1]
+                recreated = rowFound && row[4] == "t"
+                let recorded = row[2] == nil ? nil : [row[2], row[3]]
+                try settle(key, as: shown, stamp, recorded: recorded, &outcome, connection)
                 return revision
             }
         }
@@ -225,9 +288,10 @@ extension PostgresBackend {
                 try connection.query(PostgresSchema.pruneTombstones, [namespace, String(tombstoneRetention)])
             }
         }
-        guard revision != previous + 1 || recreated else {
+        guard revision != previous + 1 || recreated || !outcome.lost.isEmpty else {
             record(BackendChanges(values: [key: value]), revision: revision, &state)
-            return nil
+            report(outcome, &state)
+            return outcome.isQuiet ? nil : takeSnapshot(&state)
         }
         // A row created again: what the cache holds of the old one may be gone, so the read is whole.
         if recreated { state.cached = nil }
@@ -242,6 +306,7 @@ extension PostgresBackend {
             return nil
         }
         learnToken(&state)  // a row created again has a new token
+        report(outcome, &state)
         return takeSnapshot(&state)
     }
 

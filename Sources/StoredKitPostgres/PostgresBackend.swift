@@ -1,3 +1,4 @@
+import Foundation
 import StoredKit
 import Synchronization
 
@@ -82,17 +83,73 @@ public final class PostgresBackend: Backend {
     /// let backend = PostgresBackend(url: "postgresql://app@db.internal/prefs", namespace: "user:42")
     /// ```
     public convenience init(url: String, namespace: String = "default", timeout: Duration = .seconds(5)) {
-        self.init(url: url, namespace: namespace, timeout: timeout, tombstoneRetention: 7 * 86_400, pruneEvery: 100)
+        self.init(url: url, namespace: namespace, timeout: timeout, maximumClockSkew: Self.defaultMaximumClockSkew)
     }
 
-    /// Tests shorten the retention and prune at every commit.
-    init(url: String, namespace: String, timeout: Duration = .seconds(5), tombstoneRetention: Double, pruneEvery: Int64) {
+    /// Creates a backend whose writes' stamps may be at most `maximumClockSkew` ahead of the
+    /// server's clock (see ``maximumClockSkew``); see ``PostgresBackend/postgres(url:namespace:timeout:maximumClockSkew:)``.
+    ///
+    /// ```swift
+    /// let backend = PostgresBackend(url: "postgresql://app@db/prefs", namespace: "user:42", maximumClockSkew: .seconds(5))
+    /// ```
+    public convenience init(
+        url: String, namespace: String = "default", timeout: Duration = .seconds(5), maximumClockSkew: Duration
+    ) {
+        self.init(
+            url: url, namespace: namespace, timeout: timeout, tombstoneRetention: 7 * 86_400, pruneEvery: 100,
+            maximumClockSkew: maximumClockSkew)
+    }
+
+    /// Tests shorten the retention and prune at every commit, and drive the clock (a
+    /// ``HybridLogicalClock`` on a wall clock of their own) or the replica id.
+    init(
+        url: String, namespace: String, timeout: Duration = .seconds(5), tombstoneRetention: Double, pruneEvery: Int64,
+        maximumClockSkew: Duration = PostgresBackend.defaultMaximumClockSkew, clock: HybridLogicalClock = HybridLogicalClock(),
+        replicaID: String = UUID().uuidString.lowercased()
+    ) {
         self.url = url
         self.namespace = namespace
         self.timeout = timeout
         self.tombstoneRetention = tombstoneRetention
         self.pruneEvery = pruneEvery
+        self.maximumClockSkew = max(.zero, maximumClockSkew)
+        self.clock = clock
+        self.replicaID = replicaID
+        let (seconds, attoseconds) = self.maximumClockSkew.components
+        skewMilliseconds = String(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
     }
+
+    /// The skew a store allows unless told otherwise: a minute, far more than NTP leaves between
+    /// machines, far less than a clock set wrong by hand.
+    static let defaultMaximumClockSkew = Duration.seconds(60)
+
+    /// How far ahead of the server's clock a write's stamp may be (60 seconds unless given; never
+    /// negative): the server records a stamp further ahead at its own time plus this much, and the
+    /// store reports [`StoreEvent.stampClamped(key:server:allowedSkew:)`](/StoredKit/documentation/storedkit/storeevent/stampclamped(key:server:allowedskew:)),
+    /// so that one machine whose clock is a year ahead cannot make its writes win for a year.
+    ///
+    /// ```swift
+    /// PostgresBackend(url: "postgresql://app@db/prefs").maximumClockSkew  //=> 60 seconds
+    /// ```
+    public let maximumClockSkew: Duration
+    /// ``maximumClockSkew`` in milliseconds, as the stamped statements take it.
+    let skewMilliseconds: String
+
+    /// Stamps every write (at the `set`, by the store, or at commit for transactions and
+    /// migrations), and moves past every stamp a read shows: the change made last wins.
+    let clock: HybridLogicalClock
+    /// This backend's tie-break between equal stamps, and how a write recognises its own stamp
+    /// on the server (a retry after a lost reply): random, a lowercase UUID, one per backend.
+    let replicaID: String
+
+    /// The clock the store stamps each `set` and removal with when it is made: a write's stamp
+    /// is when it was made, not when it reached the server, and of two writes of a key the later
+    /// stamp wins (ties: the higher replica id), whatever order they commit in.
+    ///
+    /// ```swift
+    /// PostgresBackend(url: "postgresql://app@db/prefs").writeClock?.tick()  //=> 1780000000000.0
+    /// ```
+    public var writeClock: HybridLogicalClock? { clock }
 
     /// How long tombstones of removed keys are kept, in seconds: a store that was away (closed or
     /// offline) for longer reads its namespace whole when it comes back.
@@ -158,23 +215,27 @@ public final class PostgresBackend: Backend {
         return try state.withLock { state -> BackendSnapshot? in
             do {
                 if let alone = Self.aloneUpsert(changes), state.cached != nil {
-                    return try commitAlone(key: alone.key, value: alone.value, &state)
+                    let stamp = changes.stamps[alone.key] ?? clock.tick()
+                    return try commitAlone(key: alone.key, value: alone.value, stamp: stamp, &state)
                 }
                 let previous = state.revision
-                let (revision, fresh) = try withOwnCommit {
+                let (revision, fresh, outcome) = try withOwnCommit {
                     try server(&state).withTransaction(timeout: timeout, notices: relay) { connection in
-                        let (revision, recreated) = try write(changes, &state, connection)
+                        let (revision, recreated, outcome) = try write(changes, &state, connection)
                         // The row lock holds every other writer back, so this reads a consistent state;
                         // it becomes the cache only once committed. A row created again is read whole.
+                        // A write that lost: the winner is read, so the store shows it, not ours.
                         let external = state.cached != nil && (revision != previous + 1 || recreated)
-                        let since = recreated ? nil : previous
-                        let fresh = external ? try read(since: since, into: state.cached, &state, connection).snapshot : nil
-                        return (revision, fresh)
+                        let since = recreated || state.cached == nil ? nil : previous
+                        let due = external || !outcome.lost.isEmpty
+                        let fresh = due ? try read(since: since, into: state.cached, &state, connection).snapshot : nil
+                        return (revision, fresh, outcome)
                     }
                 }
                 if let fresh { state.cached = fresh }
-                record(changes, revision: revision, &state)
-                return fresh != nil ? takeSnapshot(&state) : nil
+                record(outcome.applied(changes), revision: revision, &state)
+                report(outcome, &state)
+                return fresh != nil || !outcome.isQuiet ? takeSnapshot(&state) : nil
             } catch {
                 throw explainedWriteRefusal(error, &state)
             }
@@ -200,7 +261,13 @@ public final class PostgresBackend: Backend {
                         try exclusive(body, &state, connection)
                     }
                 }
-                if let revision = committed.revision { record(committed.changes, revision: revision, &state) }
+                if let revision = committed.revision {
+                    record(committed.outcome.applied(committed.changes), revision: revision, &state)
+                    report(committed.outcome, &state)
+                    // Under the lock the cache was fresh and the clock past it, so only a hand edit racing
+                    // the transaction beats it: the store reloads, and hears the winner with the events.
+                    if !committed.outcome.lost.isEmpty { changed(.max) }
+                }
                 result = committed.value
             } catch {
                 // The cache may hold what was just rolled back: the next read starts over.
@@ -302,7 +369,7 @@ public final class PostgresBackend: Backend {
     /// their revision (nil when it changed nothing), which the caller records only after COMMIT.
     private func exclusive<R>(
         _ body: (BackendSnapshot) throws -> (BackendChanges, R), _ state: inout State, _ connection: PostgresConnection
-    ) throws -> (value: R, changes: BackendChanges, revision: Int64?) {
+    ) throws -> (value: R, changes: BackendChanges, revision: Int64?, outcome: StampOutcome) {
         try connection.query(PostgresSchema.ensureNamespace, [namespace])
         let row = try connection.query(PostgresSchema.lockNamespace, [namespace]).first
         let current = row?.first.flatMap { $0.flatMap { Int64($0) } } ?? 0
@@ -314,10 +381,11 @@ public final class PostgresBackend: Backend {
         var snapshot = state.cached ?? BackendSnapshot()
         snapshot.events = []
         let (changes, value) = try body(snapshot)
-        guard !changes.isEmpty else { return (value, changes, nil) }
+        guard !changes.isEmpty else { return (value, changes, nil, StampOutcome()) }
         try validate(changes)
-        let revision = try write(changes, &state, connection).revision  // the row is ensured: never created again here
-        return (value, changes, revision)
+        // Stamped now, at commit (`changes` has no stamps): above everything the read just showed.
+        let (revision, _, outcome) = try write(changes, &state, connection)  // the row is ensured: never created again here
+        return (value, changes, revision, outcome)
     }
 
     /// Runs a write transaction (`body`); when it fails, the revision it bumped may be committed
@@ -448,5 +516,19 @@ extension Backend where Self == PostgresBackend {
         url: String, namespace: String = "default", timeout: Duration = .seconds(5)
     ) -> PostgresBackend {
         PostgresBackend(url: url, namespace: namespace, timeout: timeout)
+    }
+
+    /// ``postgres(url:namespace:timeout:)`` with the skew a write's stamp may have ahead of the
+    /// server's clock (``PostgresBackend/maximumClockSkew``; 60 seconds in the other form).
+    /// Of two writes of a key, the one made later (by hybrid-logical-clock stamp) wins, whatever
+    /// order they reach the server in; a stamp further ahead than this is clamped and reported.
+    ///
+    /// ```swift
+    /// let store = try PreferenceStore(.postgres(url: "postgresql://app@db/prefs", maximumClockSkew: .seconds(10)))
+    /// ```
+    public static func postgres(
+        url: String, namespace: String = "default", timeout: Duration = .seconds(5), maximumClockSkew: Duration
+    ) -> PostgresBackend {
+        PostgresBackend(url: url, namespace: namespace, timeout: timeout, maximumClockSkew: maximumClockSkew)
     }
 }

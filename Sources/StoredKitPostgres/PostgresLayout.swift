@@ -41,6 +41,7 @@ enum PostgresLayout {
         SELECT to_regclass('storedkit.layout') IS NOT NULL AND to_regclass('storedkit.namespaces') IS NOT NULL
             AND to_regclass('storedkit.preferences') IS NOT NULL AND to_regclass('storedkit.removed_keys') IS NOT NULL
             AND to_regclass('storedkit.access_rules') IS NOT NULL AND to_regprocedure('storedkit.group_patterns(boolean)') IS NOT NULL
+            AND to_regprocedure('\(writeAloneSignature)') IS NOT NULL
             AND (SELECT count(*) FROM pg_catalog.pg_attribute WHERE attrelid IN (to_regclass('storedkit.preferences'),
                 to_regclass('storedkit.removed_keys')) AND attname IN ('stamp_ms', 'stamp_counter', 'stamp_replica')
                 AND NOT attisdropped) = 6
@@ -106,6 +107,7 @@ enum PostgresLayout {
         ALTER TABLE storedkit.preferences \(stampColumns);
         ALTER TABLE storedkit.removed_keys \(stampColumns);
         \(handEditTrigger)
+        \(writeAloneFunction)
         \(PostgresAccess.create)
         \(oldClientGuard)
         """
@@ -137,6 +139,11 @@ enum PostgresLayout {
     /// then), so an UPDATE of 1,000 rows is one revision, not 1,000. The store's transactions set
     /// `storedkit.writer` (``PostgresSchema/bumpRevision``), so nothing of theirs is bumped or sent twice; the
     /// triggers set it too while they stamp rows, and put it back after.
+    ///
+    /// A hand edit is a write made now, on the server: its rows and tombstones get the server's
+    /// clock as their stamp (``stampColumns``), replica `server`, above the stamp of what they
+    /// replace (the old row, or the key's tombstone), so a hand edit wins over every write made
+    /// before it, and loses to one a store makes after it, as any write does (``handStamp(replaced:)``).
     static let handEditTrigger = """
         CREATE OR REPLACE FUNCTION storedkit.bump_for_hand_edit(edited text) RETURNS bigint LANGUAGE plpgsql
             \(fixedSearchPath) AS $body$
@@ -157,31 +164,35 @@ enum PostgresLayout {
             marker text := coalesce(current_setting('storedkit.writer', true), '');
             edited text;
             next_revision bigint;
+            server_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
         BEGIN
             IF marker = 'on' THEN RETURN NULL; END IF;
             PERFORM set_config('storedkit.writer', 'on', true);
             IF TG_OP = 'INSERT' THEN
                 FOR edited IN SELECT DISTINCT namespace FROM new_rows ORDER BY 1 LOOP
                     next_revision := storedkit.bump_for_hand_edit(edited);
-                    UPDATE storedkit.preferences AS p SET revision = next_revision, updated_at = now() FROM new_rows AS w
-                        WHERE p.namespace = edited AND w.namespace = edited AND p.key = w.key;
+                    UPDATE storedkit.preferences AS p SET revision = next_revision, updated_at = now(),
+                            \(handStamp(replaced: tombstoneStamp))
+                        FROM new_rows AS w WHERE p.namespace = edited AND w.namespace = edited AND p.key = w.key;
                 END LOOP;
             ELSIF TG_OP = 'UPDATE' THEN
                 FOR edited IN SELECT namespace FROM new_rows UNION SELECT namespace FROM old_rows ORDER BY 1 LOOP
                     next_revision := storedkit.bump_for_hand_edit(edited);
-                    UPDATE storedkit.preferences AS p SET revision = next_revision, updated_at = now() FROM new_rows AS w
-                        WHERE p.namespace = edited AND w.namespace = edited AND p.key = w.key;
-                    INSERT INTO storedkit.removed_keys (namespace, key, revision)
-                        SELECT DISTINCT o.namespace, o.key, next_revision FROM old_rows AS o WHERE o.namespace = edited
+                    UPDATE storedkit.preferences AS p SET revision = next_revision, updated_at = now(),
+                            \(handStamp(replaced: oldRowStamp + " UNION ALL " + tombstoneStamp))
+                        FROM new_rows AS w WHERE p.namespace = edited AND w.namespace = edited AND p.key = w.key;
+                    INSERT INTO storedkit.removed_keys (namespace, key, revision, \(PostgresSchema.stampNames))
+                        SELECT DISTINCT o.namespace, o.key, next_revision, \(handTombstoneStamp) FROM old_rows AS o
+                            WHERE o.namespace = edited
                             AND NOT EXISTS (SELECT 1 FROM new_rows AS w WHERE w.namespace = o.namespace AND w.key = o.key)
-                        ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision, removed_at = now();
+                        ON CONFLICT (namespace, key) DO UPDATE SET \(handTombstoneAssignments);
                 END LOOP;
             ELSE
                 FOR edited IN SELECT DISTINCT namespace FROM old_rows ORDER BY 1 LOOP
                     next_revision := storedkit.bump_for_hand_edit(edited);
-                    INSERT INTO storedkit.removed_keys (namespace, key, revision)
-                        SELECT o.namespace, o.key, next_revision FROM old_rows AS o WHERE o.namespace = edited
-                        ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision, removed_at = now();
+                    INSERT INTO storedkit.removed_keys (namespace, key, revision, \(PostgresSchema.stampNames))
+                        SELECT o.namespace, o.key, next_revision, \(handTombstoneStamp) FROM old_rows AS o WHERE o.namespace = edited
+                        ON CONFLICT (namespace, key) DO UPDATE SET \(handTombstoneAssignments);
                 END LOOP;
             END IF;
             PERFORM set_config('storedkit.writer', marker, true);
@@ -195,6 +206,87 @@ enum PostgresLayout {
         CREATE OR REPLACE TRIGGER storedkit_hand_delete AFTER DELETE ON storedkit.preferences
             REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION storedkit.record_hand_edits();
         REVOKE EXECUTE ON FUNCTION storedkit.bump_for_hand_edit(text), storedkit.record_hand_edits() FROM PUBLIC;
+        """
+}
+
+extension PostgresLayout {
+    /// The replica id of the stamps the hand-edit triggers give (``handEditTrigger``): not a
+    /// lowercase UUID, so no store's id is ever it.
+    static let handEditReplica = "server"
+
+    /// The stamp columns' assignments for a row a hand edit wrote, in the triggers' `UPDATE … AS p`:
+    /// the server's milliseconds (`server_ms`, read once per statement), or the newest stamp among
+    /// `replaced` (a query of `ms, counter` rows) when that is at or above them, its counter one
+    /// more; so the row's stamp is above what it replaced, whatever the server's clock says.
+    static func handStamp(replaced: String) -> String {
+        """
+        (stamp_ms, stamp_counter, stamp_replica) = (SELECT greatest(b.ms, server_ms),
+                                CASE WHEN b.ms >= server_ms THEN b.counter + 1 ELSE 0 END, '\(handEditReplica)'
+                                FROM (\(replaced) UNION ALL SELECT 0, -1 ORDER BY 1 DESC, 2 DESC LIMIT 1) AS b(ms, counter))
+        """
+    }
+
+    /// The old row of a hand-updated row `p` (the same namespace and key), as `ms, counter`.
+    static let oldRowStamp =
+        "SELECT o.stamp_ms, o.stamp_counter FROM old_rows AS o WHERE o.namespace = p.namespace AND o.key = p.key"
+    /// The tombstone of a hand-written row `p`'s key, as `ms, counter`.
+    static let tombstoneStamp =
+        "SELECT r.stamp_ms, r.stamp_counter FROM storedkit.removed_keys AS r WHERE r.namespace = p.namespace AND r.key = p.key"
+
+    /// The stamp of the tombstone of an old row `o` a hand edit deleted: above the row's (see ``handStamp(replaced:)``).
+    static let handTombstoneStamp = """
+        greatest(o.stamp_ms, server_ms), CASE WHEN o.stamp_ms >= server_ms THEN o.stamp_counter + 1 ELSE 0 END,
+                                '\(handEditReplica)'
+        """
+
+    /// A hand deletion's tombstone replaces the key's older one; its stamp is above the deleted
+    /// row's, which was above that tombstone's.
+    static let handTombstoneAssignments = """
+        revision = excluded.revision, removed_at = now(), stamp_ms = excluded.stamp_ms,
+                                stamp_counter = excluded.stamp_counter, stamp_replica = excluded.stamp_replica
+        """
+
+    /// The signature of ``writeAloneFunction``, for ``state`` and the grants.
+    static let writeAloneSignature =
+        "storedkit.write_alone(text, text, text, boolean, bigint, numeric, double precision, text, bytea, "
+        + "double precision, json, bigint, bigint, bigint, text, bigint)"
+
+    /// A store's write of one stamped key (the common flush) in one call, one round trip
+    /// (``PostgresSchema/writeAlone``): bumps the namespace's revision (the plain `UPDATE`, or
+    /// the upsert when the row is gone: `created`), marks the transaction as the store's own,
+    /// queues the notification, then runs ``PostgresSchema/stampedUpsert`` with that revision.
+    /// A function, not one statement with CTEs: each statement of a `VOLATILE` function takes
+    /// its own snapshot, so the stamped upsert, run after the bump waited for the namespace's row
+    /// lock, sees the tombstone of a removal committed meanwhile; one statement would compare with
+    /// its snapshot from before the wait, and an older set could come back over a newer removal.
+    /// Returns the revision, the token, and the stamp recorded (NULL: a later write holds the key).
+    /// Parameters in ``PostgresSchema/stampedUpsert``'s order (`$12`, the revision, is set here),
+    /// which its body runs as is. `SECURITY INVOKER`: the role's privileges and policies apply.
+    static let writeAloneFunction = """
+        CREATE OR REPLACE FUNCTION storedkit.write_alone(p_namespace text, p_key text, p_type text, p_bool boolean,
+            p_int bigint, p_uint numeric, p_double double precision, p_string text, p_data bytea, p_date double precision,
+            p_json json, p_revision bigint, p_ms bigint, p_counter bigint, p_replica text, p_skew bigint)
+            RETURNS TABLE (new_revision bigint, token text, recorded_ms bigint, recorded_counter bigint, created boolean)
+            LANGUAGE plpgsql \(fixedSearchPath) AS $body$
+        #variable_conflict use_column
+        BEGIN
+            created := false;
+            UPDATE storedkit.namespaces AS n SET revision = n.revision + 1 WHERE n.namespace = p_namespace
+                RETURNING n.revision, n.notify_token INTO new_revision, token;
+            IF NOT FOUND THEN
+                INSERT INTO storedkit.namespaces AS n (namespace, revision) VALUES (p_namespace, 1)
+                    ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
+                    RETURNING n.revision, n.notify_token INTO new_revision, token;
+                created := true;
+            END IF;
+            PERFORM set_config('storedkit.writer', 'on', true), pg_notify('\(PostgresSchema.channel)', new_revision || ' ' || token);
+            p_revision := new_revision;
+            \(PostgresSchema.stampedUpsert)
+                INTO recorded_ms, recorded_counter;
+            RETURN NEXT;
+        END
+        $body$;
+        REVOKE EXECUTE ON FUNCTION \(writeAloneSignature) FROM PUBLIC;
         """
 }
 
@@ -329,6 +421,17 @@ extension PostgresLayout {
         END
         $move$;
         """
+}
+
+extension PostgresLayout {
+    /// The layout the database holds when it is older than ``version`` (nil: newer, the same,
+    /// none, or unreadable): what an open that could not upgrade it names.
+    static func olderLayout(_ connection: PostgresConnection) -> Int? {
+        guard let row = try? connection.query("SELECT max(version) FROM storedkit.layout").first,
+            let found = row.first.flatMap({ $0.flatMap { Int($0) } }), found < version
+        else { return nil }
+        return found
+    }
 }
 
 extension PostgresLayout {

@@ -81,38 +81,18 @@ enum PostgresSchema {
 
     private static let valueColumns = PostgresValueColumns.names.joined(separator: ", ")
 
-    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns: a write of one key (the common flush) as one statement that commits on its own,
-    /// one round trip instead of four (usually as ``upsertAloneInExisting``; this one follows when the row went) (`BEGIN`, ``bumpRevision``, ``upsert``, `COMMIT`). The bump
-    /// runs first (the upsert reads its revision), so the row lock orders it after every other
-    /// writer as before, marks the transaction as the store's own and queues the notification.
-    /// Returns the revision and the namespace's notification token.
-    static let upsertAlone = writeAlone(
-        bump: """
-            INSERT INTO storedkit.namespaces AS n (namespace, revision) VALUES ($1, 1)
-                    ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
-            """)
-
-    /// ``upsertAlone`` for a namespace whose row the last read or write found, bumped by a plain
-    /// `UPDATE` as ``bumpExistingRevision`` is. No row comes back when the namespace row is gone:
-    /// nothing was written, and the caller runs ``upsertAlone``.
-    static let upsertAloneInExisting = writeAlone(
-        bump: "UPDATE storedkit.namespaces AS n SET revision = n.revision + 1 WHERE namespace = $1")
-
-    /// ``upsertAlone`` with `bump`, the statement that takes the namespace row's next revision.
-    private static func writeAlone(bump: String) -> String {
+    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns, `$12` stamp
+    /// milliseconds, `$13` counter, `$14` replica, `$15` the skew allowed (ms): a stamped write of
+    /// one key (the common flush) in one round trip instead of four (`BEGIN`, ``bumpRevision``,
+    /// ``stampedUpsert``, `COMMIT`), through ``PostgresLayout/writeAloneFunction``. The bump runs
+    /// first, so the row lock orders it after every other writer as before, marks the transaction
+    /// as the store's own and queues the notification. Returns the revision, the namespace's
+    /// notification token, the stamp recorded (`ms`, `counter`; NULL when a later write holds the
+    /// key), and whether the namespace row had to be created.
+    static let writeAlone = """
+        SELECT * FROM storedkit.write_alone($1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8,
+            $9::bytea, $10::double precision, $11::json, NULL, $12::bigint, $13::bigint, $14, $15::bigint)
         """
-        WITH bumped AS (
-            \(bump)
-                RETURNING \(bumpResult)
-        ), written AS (
-            INSERT INTO storedkit.preferences (namespace, key, type, \(valueColumns), updated_at, revision)
-                SELECT $1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
-                    to_timestamp($10::double precision), $11::json, now(), revision FROM bumped
-                ON CONFLICT (namespace, key) DO UPDATE SET \(upsertAssignments)
-        )
-        SELECT revision, notify_token FROM bumped
-        """
-    }
 
     /// The columns an upsert replaces when the row exists.
     private static let upsertAssignments = """
@@ -125,13 +105,26 @@ enum PostgresSchema {
     /// The first row of ``selectAll`` and ``selectSince`` (none when the namespace was never
     /// written), in their columns: `bool_value` whether a whole read is due (``selectSince``
     /// only), `int_value` the namespace's revision, `uint_value` its schema version, `string_value`
-    /// its notification token.
-    private static func header(wholeDue: String) -> String {
-        """
-        SELECT '\(headerRow)', NULL::text, NULL::text, \(wholeDue), revision, schema_version::numeric,
-            NULL::double precision, notify_token, NULL::bytea, NULL::timestamptz, NULL::json, NULL::bigint, NULL::bigint, NULL::text
-            FROM storedkit.namespaces WHERE namespace = $1
-        """
+    /// its notification token. In ``selectAll``, the stamp columns hold the newest tombstone's
+    /// stamp (NULL: none), which a whole read shows no row of, so that the reader's clock moves
+    /// past removals it sees as absent keys too (a set made after reading them wins over them).
+    private static func header(wholeDue: String, tombstoneStamp: Bool) -> String {
+        guard tombstoneStamp else {
+            return """
+                SELECT '\(headerRow)', NULL::text, NULL::text, \(wholeDue), revision, schema_version::numeric,
+                    NULL::double precision, notify_token, NULL::bytea, NULL::timestamptz, NULL::json, NULL::bigint, NULL::bigint, NULL::text
+                    FROM storedkit.namespaces WHERE namespace = $1
+                """
+        }
+        return """
+            SELECT '\(headerRow)', NULL::text, NULL::text, \(wholeDue), n.revision, n.schema_version::numeric,
+                NULL::double precision, n.notify_token, NULL::bytea, NULL::timestamptz, NULL::json, t.stamp_ms, t.stamp_counter,
+                t.stamp_replica
+                FROM storedkit.namespaces AS n LEFT JOIN LATERAL (SELECT r.stamp_ms, r.stamp_counter, r.stamp_replica
+                    FROM storedkit.removed_keys AS r WHERE r.namespace = $1
+                    ORDER BY r.stamp_ms DESC, r.stamp_counter DESC LIMIT 1) AS t ON true
+                WHERE n.namespace = $1
+            """
     }
 
     /// `$1` namespace: the whole read, in one statement (one round trip, one snapshot, so no
@@ -139,7 +132,7 @@ enum PostgresSchema {
     /// (``PostgresValueColumns/names``): the header row, then every row of the namespace.
     /// Kept simple, so the server plans it once per connection (a generic plan), not at every read.
     static let selectAll = """
-        \(header(wholeDue: "NULL::boolean"))
+        \(header(wholeDue: "NULL::boolean", tombstoneStamp: true))
         UNION ALL
         SELECT 'value', key, type, \(valueColumns), \(stampNames) FROM storedkit.preferences WHERE namespace = $1
         """
@@ -173,7 +166,7 @@ enum PostgresSchema {
     /// or below it left no tombstone). Then the rows written after `$2` and, as `removed` rows,
     /// the keys removed after `$2` and not written again.
     static let selectSince = """
-        \(header(wholeDue: "$2::bigint > revision OR $2::bigint < pruned_revision"))
+        \(header(wholeDue: "$2::bigint > revision OR $2::bigint < pruned_revision", tombstoneStamp: false))
         UNION ALL
         SELECT 'value', key, type, \(valueColumns), \(stampNames) FROM storedkit.preferences WHERE namespace = $1 AND revision > $2::bigint
         UNION ALL
@@ -192,21 +185,6 @@ enum PostgresSchema {
     /// The `kind` of the header row, and of ``selectSince``'s rows that name a removed key.
     static let headerRow = "header"
     static let removedRow = "removed"
-
-    /// `$1` namespace, `$2` key, `$3` type, `$4`…`$11` the value columns, `$12` revision.
-    static let upsert = """
-        INSERT INTO storedkit.preferences (namespace, key, type, \(valueColumns), updated_at, revision)
-            VALUES ($1, $2, $3, $4::boolean, $5::bigint, $6::numeric, $7::double precision, $8, $9::bytea,
-                to_timestamp($10::double precision), $11::json, now(), $12::bigint)
-            ON CONFLICT (namespace, key) DO UPDATE SET \(upsertAssignments)
-        """
-
-    /// `$1` namespace, `$2` key, `$3` revision: deletes the row and records its tombstone.
-    static let remove = """
-        WITH removed AS (DELETE FROM storedkit.preferences WHERE namespace = $1 AND key = $2 RETURNING key)
-        INSERT INTO storedkit.removed_keys (namespace, key, revision) SELECT $1, key, $3::bigint FROM removed
-            ON CONFLICT (namespace, key) DO UPDATE SET revision = excluded.revision
-        """
 
     /// The stamp a write is recorded with: its own, but never more than the skew (`skew`, a
     /// parameter in milliseconds) ahead of the server's clock, so one machine a year ahead cannot
@@ -264,6 +242,17 @@ enum PostgresSchema {
                 WHERE (r.stamp_ms, r.stamp_counter, r.stamp_replica COLLATE "C")
                     < (excluded.stamp_ms, excluded.stamp_counter, excluded.stamp_replica COLLATE "C")
             RETURNING r.stamp_ms, r.stamp_counter
+        """
+
+    /// `$1` namespace, `$2` key: the newest stamp the server holds for the key (its row's, or its
+    /// tombstone's) as `ms, counter, replica`; no row when it holds neither. What a stamped write
+    /// that took no effect compares with its own: the same write applied already, or a later one.
+    static let keyStamp = """
+        SELECT k.stamp_ms, k.stamp_counter, k.stamp_replica FROM (
+            SELECT stamp_ms, stamp_counter, stamp_replica FROM storedkit.preferences WHERE namespace = $1 AND key = $2
+            UNION ALL
+            SELECT stamp_ms, stamp_counter, stamp_replica FROM storedkit.removed_keys WHERE namespace = $1 AND key = $2
+        ) AS k ORDER BY k.stamp_ms DESC, k.stamp_counter DESC, k.stamp_replica COLLATE "C" DESC LIMIT 1
         """
 
     /// `$1` namespace, `$2` retention in seconds: drops older tombstones and records the newest

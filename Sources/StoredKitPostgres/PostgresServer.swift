@@ -213,7 +213,7 @@ final class PostgresServer: Sendable {
                 ready = try PostgresLayout.check(connection)
             }
         } catch {
-            throw PostgresSetup.explained(error)
+            throw PostgresSetup.explained(error, olderLayout: PostgresLayout.olderLayout(connection))
         }
         missingPrivileges.withLock { $0 = ready?.missingWritePrivilege }
         accessControlled.withLock { $0 = ready?.underAccessControl ?? false }

@@ -14,7 +14,8 @@ package enum PostgresSetup {
     /// The grants, reading the role names from the settings `storedkit.setup_role` and
     /// `storedkit.setup_read_only_role` (empty: none). The application role gets `USAGE` on schema
     /// `storedkit`, `SELECT` on `storedkit.layout`, `SELECT, INSERT, UPDATE, DELETE` on the three
-    /// tables and `EXECUTE` on the one function a hand edit calls, nothing more; the read-only
+    /// tables and `EXECUTE` on the function a hand edit calls and the one a write of one key calls
+    /// (``PostgresLayout/writeAloneFunction``), nothing more; the read-only
     /// role gets `USAGE` and `SELECT`. Names are quoted with `format('%I')`, never spliced.
     static let grants = """
         DO $setup$
@@ -27,7 +28,7 @@ package enum PostgresSetup {
                 EXECUTE format('GRANT SELECT ON TABLE storedkit.layout TO %I', app);
                 EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE storedkit.namespaces, storedkit.preferences, '
                     'storedkit.removed_keys TO %I', app);
-                EXECUTE format('GRANT EXECUTE ON FUNCTION storedkit.bump_for_hand_edit(text) TO %I', app);
+                EXECUTE format('GRANT EXECUTE ON FUNCTION storedkit.bump_for_hand_edit(text), \(PostgresLayout.writeAloneSignature) TO %I', app);
             END IF;
             IF reader <> '' THEN
                 EXECUTE format('GRANT USAGE ON SCHEMA storedkit TO %I', reader);
@@ -116,9 +117,20 @@ package enum PostgresSetup {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// `error` with what to do when it says the role may not create or change StoredKit's tables.
-    static func explained(_ error: any Error) -> any Error {
+    /// `error` with what to do when it says the role may not create or change StoredKit's tables;
+    /// `olderLayout`, the layout the database holds when it is older than this client's (its
+    /// tables are to be upgraded in place, which only their owner may).
+    static func explained(_ error: any Error, olderLayout: Int? = nil) -> any Error {
         guard case .postgres(let server, "42501", let message)? = error as? StoreError else { return error }
+        if let olderLayout {
+            return StoreError.postgres(
+                server: server, code: "42501",
+                message: message
+                    + ". This database has StoredKit's table layout \(olderLayout), and this client (StoredKit "
+                    + "\(PostgresLayout.client) or newer) needs layout \(PostgresLayout.version), which this role may not "
+                    + "add (it does not own the tables): have the database's owner run "
+                    + "`stored postgres-setup URL --role ROLE --apply` once; it upgrades the tables in place, keeping every row")
+        }
         return StoreError.postgres(
             server: server, code: "42501",
             message: message

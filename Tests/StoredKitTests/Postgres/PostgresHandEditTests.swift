@@ -92,6 +92,54 @@ struct PostgresHandEditTests {
         return text.flatMap { Int($0) } ?? -1
     }
 
+    /// A hand edit is a write made now on the server: stamped with the server's clock (replica
+    /// `server`) above what it replaces, even a row stamped ahead of that clock, so a hand edit
+    /// always takes effect, and a store's write made after reading it wins over it in turn.
+    @Test func handEditsAreStampedAboveWhatTheyReplace() throws {
+        let url = try PostgresTestServer.requireURL()
+        let namespace = PostgresTestServer.freshNamespace("hand-stamp")
+        let wall = ManualWallClock(Int64(Date().timeIntervalSince1970 * 1_000) + 30_000)  // ahead, within the skew
+        let backend = PostgresBackend(
+            url: url, namespace: namespace, tombstoneRetention: 7 * 86_400, pruneEvery: 100,
+            clock: HybridLogicalClock(physical: wall.read))
+        let store = try PreferenceStore(backend)
+        store.set("store", forKey: "k")
+        try store.flush()
+        let connection = try PostgresConnection(address: PostgresAddress(url))
+        func stamp(_ table: String) throws -> (ms: Int64, counter: Int64, replica: String)? {
+            let row = try connection.query(
+                "SELECT stamp_ms, stamp_counter, stamp_replica FROM storedkit.\(table) WHERE namespace = $1 AND key = 'k'",
+                [namespace]
+            ).first
+            guard let row, let ms = row[0].flatMap({ Int64($0) }), let counter = row[1].flatMap({ Int64($0) }) else { return nil }
+            return (ms, counter, row[2] ?? "")
+        }
+        let written = try #require(try stamp("preferences"))
+        try psql(url, "UPDATE storedkit.preferences SET string_value = 'psql' WHERE namespace = '\(namespace)' AND key = 'k'")
+        let edited = try #require(try stamp("preferences"))
+        #expect(edited.replica == PostgresLayout.handEditReplica)
+        #expect((edited.ms, edited.counter) > (written.ms, written.counter))
+        try psql(url, "DELETE FROM storedkit.preferences WHERE namespace = '\(namespace)' AND key = 'k'")
+        let tombstone = try #require(try stamp("removed_keys"))
+        #expect(tombstone.replica == PostgresLayout.handEditReplica)
+        #expect((tombstone.ms, tombstone.counter) > (edited.ms, edited.counter))
+        try psql(
+            url,
+            "INSERT INTO storedkit.preferences (namespace, key, type, string_value) VALUES ('\(namespace)', 'k', 'string', 'again')"
+        )
+        let inserted = try #require(try stamp("preferences"))
+        #expect((inserted.ms, inserted.counter) > (tombstone.ms, tombstone.counter))
+
+        _ = try backend.load()  // the store reads the hand edit (its clock witnesses it), then writes after it
+        wall.advance(by: -60_000)
+        store.set("after psql", forKey: "k")
+        try store.flush()
+        #expect(
+            try connection.query("SELECT string_value FROM storedkit.preferences WHERE namespace = $1", [namespace]) == [
+                ["after psql"]
+            ])
+    }
+
     private func psql(_ url: String, _ sql: String) throws {
         try ExternalCommand.psql(url, sql)
     }

@@ -23,6 +23,9 @@ struct PostgresStampedWriteTests {
             connection = try PostgresConnection(address: PostgresAddress(url))
             // A store's open creates (or upgrades to) the layout.
             _ = try PostgresBackend(url: url, namespace: name).load()
+            // As a store's bump does: otherwise the hand-edit trigger takes these for psql's and
+            // stamps them with the server's clock.
+            try connection.query("SELECT set_config('storedkit.writer', 'on', false)")
         }
 
         /// Sets `key` to the string `value` stamped `ms`/`counter` by `replica`; returns the stamp
