@@ -90,6 +90,7 @@ struct ReplicaConvergenceTests {
         // crashes and one kill -9, each when the clients have made a given share of their writes.
         var crashesDue = [0.25, 0.6]
         var killDue: Double? = 0.4
+        var cuts = 0
         let deadline = ContinuousClock.now + .seconds(120)
         while clients.contains(where: { $0.writesMade < writes }) {
             guard ContinuousClock.now < deadline else {
@@ -112,6 +113,7 @@ struct ReplicaConvergenceTests {
             if Bool.random(using: &random) {
                 let client = clients[Int.random(in: 0..<3, using: &random)]
                 if client.isCut { try client.relay.heal() } else { try client.relay.cut() }
+                cuts += client.isCut ? 0 : 1
                 client.isCut.toggle()
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 20...150, using: &random)))
@@ -121,6 +123,9 @@ struct ReplicaConvergenceTests {
             if client.isCut { try client.relay.heal() }
         }
         #expect(crashesDue.isEmpty && killDue == nil, "the chaos did not all happen (seed \(seed))")
+        print(
+            "replica convergence: \(cuts) cuts; writes that lost at once (a newer one merged first): "
+                + "\(clients.map { $0.lines.filter { $0.hasPrefix("l ") }.count })")
 
         // Every client synchronizes, twice round: the first round sends, the second reads everyone's.
         var dumps: [ReplicaProcess.Dump?] = [nil, nil, nil]
@@ -185,7 +190,7 @@ struct ReplicaConvergenceTests {
             }
         }
         client.earlierLines += lines
-        let left = writes - client.writesMade
+        let left = writes - client.earlierLines.filter { $0.hasPrefix("w ") }.count
         client.run = try Self.start(
             client.relay, client.file, seed: seed &+ 1000 &+ UInt64(client.index), count: max(left, 0), tag: "c\(client.index)r")
     }
