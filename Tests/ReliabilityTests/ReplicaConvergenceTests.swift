@@ -11,8 +11,9 @@ import Testing
 /// the highest (stamp, replica id) among every write the clients logged, a removal's meaning the
 /// key is absent.
 ///
-/// The seed is printed; `STORED_CONVERGENCE_SEED` replays one, `STORED_CONVERGENCE_WRITES` (per
-/// client, 120 by default) makes the run longer.
+/// The seed is printed; `STORED_CONVERGENCE_SEED` replays one (the chaos, and each client's
+/// writes; not how they interleave), `STORED_CONVERGENCE_STEPS` (60 by default, about 5 s of
+/// writing) makes the run longer.
 @Suite(
     "Replicas converge under cuts, server crashes and kill -9", .serialized,
     .enabled(
@@ -70,45 +71,36 @@ struct ReplicaConvergenceTests {
         _ = try PostgresURLs.require()
         let environment = ProcessInfo.processInfo.environment
         let seed = environment["STORED_CONVERGENCE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        let writes = environment["STORED_CONVERGENCE_WRITES"].flatMap(Int.init) ?? 120
-        print("replica convergence: seed \(seed), \(writes) writes per client (STORED_CONVERGENCE_SEED=\(seed) replays it)")
+        let steps = environment["STORED_CONVERGENCE_STEPS"].flatMap(Int.init) ?? 60
+        print("replica convergence: seed \(seed), \(steps) steps (STORED_CONVERGENCE_SEED=\(seed) replays it)")
         var random = SeededGenerator(seed: seed)
 
         let server = try ThrowawayPostgresServer(label: "storedkit-pg")
         defer { server.stop() }
         let folder = try TemporaryDirectory()
+        let stop = folder.file("stop")
         let relays = try (0..<3).map { _ in try SilentServerProxy(to: server.url) }
         defer { relays.forEach { $0.stop() } }
         let clients = try (0..<3).map { index in
             let file = folder.file("client\(index).replica")
             return Client(
                 index: index, relay: relays[index], file: file,
-                run: try Self.start(relays[index], file, seed: seed &+ UInt64(index), count: writes, tag: "c\(index)"))
+                run: try Self.start(relays[index], file, seed: seed &+ UInt64(index), stop: stop, tag: "c\(index)"))
         }
 
-        // The chaos, until every client made all its writes: cuts and heals at random, two server
-        // crashes and one kill -9, each when the clients have made a given share of their writes.
-        var crashesDue = [0.25, 0.6]
-        var killDue: Double? = 0.4
+        // The chaos, while the clients write: a step every few tens of milliseconds, which cuts or
+        // heals a relay half of the time; the server crashes at two steps, a client is killed at one.
+        let crashes = [steps / 4, steps * 3 / 5]
+        let killed = steps * 2 / 5
         var cuts = 0
-        let deadline = ContinuousClock.now + .seconds(120)
-        while clients.contains(where: { $0.writesMade < writes }) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the clients did not finish in time: \(clients.map(\.writesMade)) of \(writes) each (seed \(seed))")
+        for step in 0..<steps {
+            if let exited = clients.first(where: { !$0.run.isRunning }) {
+                Issue.record("client \(exited.index) ended before it was told to (seed \(seed)): \(exited.lines.suffix(5))")
                 break
             }
-            if let exited = clients.first(where: { $0.writesMade < writes && !$0.run.isRunning }) {
-                Issue.record("client \(exited.index) ended early (seed \(seed)): \(exited.lines.suffix(5))")
-                break
-            }
-            let progress = Double(clients.map(\.writesMade).reduce(0, +)) / Double(3 * writes)
-            if let due = crashesDue.first, progress >= due {
-                crashesDue.removeFirst()
-                try server.crashAndRestart()
-            }
-            if let due = killDue, progress >= due {
-                killDue = nil
-                try await kill(clients[Int.random(in: 0..<3, using: &random)], seed: seed, writes: writes)
+            if crashes.contains(step) { try server.crashAndRestart() }
+            if step == killed {
+                try await kill(clients[Int.random(in: 0..<3, using: &random)], seed: seed, stop: stop)
             }
             if Bool.random(using: &random) {
                 let client = clients[Int.random(in: 0..<3, using: &random)]
@@ -118,14 +110,14 @@ struct ReplicaConvergenceTests {
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 20...150, using: &random)))
         }
+        _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
         for client in clients {
             #expect(await client.run.exitStatus(timeout: .seconds(60)) == 0, "client \(client.index): \(client.lines.suffix(5))")
             if client.isCut { try client.relay.heal() }
         }
-        #expect(crashesDue.isEmpty && killDue == nil, "the chaos did not all happen (seed \(seed))")
         print(
-            "replica convergence: \(cuts) cuts; writes that lost at once (a newer one merged first): "
-                + "\(clients.map { $0.lines.filter { $0.hasPrefix("l ") }.count })")
+            "replica convergence: writes \(clients.map(\.writesMade)), \(cuts) cuts; writes that lost at once "
+                + "(a newer one merged first): \(clients.map { $0.lines.filter { $0.hasPrefix("l ") }.count })")
 
         // Every client synchronizes, twice round: the first round sends, the second reads everyone's.
         var dumps: [ReplicaProcess.Dump?] = [nil, nil, nil]
@@ -163,14 +155,14 @@ struct ReplicaConvergenceTests {
         }
     }
 
-    static func start(_ relay: SilentServerProxy, _ file: URL, seed: UInt64, count: Int, tag: String) throws -> HelperProcess {
-        try HelperProcess(["replica-random", relay.url, namespace, file.path, String(seed), String(count), tag])
+    static func start(_ relay: SilentServerProxy, _ file: URL, seed: UInt64, stop: URL, tag: String) throws -> HelperProcess {
+        try HelperProcess(["replica-random", relay.url, namespace, file.path, String(seed), stop.path, tag])
     }
 
     /// Kills the client with SIGKILL, settles the write it may have been in the middle of (it
     /// counts when the replica holds it, under the client's id and a stamp it never logged), and
-    /// starts it again on the same replica for the writes it has left.
-    func kill(_ client: Client, seed: UInt64, writes: Int) async throws {
+    /// starts it again on the same replica.
+    func kill(_ client: Client, seed: UInt64, stop: URL) async throws {
         await client.run.killHard()
         var lines = client.run.lines
         if let last = lines.last, last.hasPrefix("w "), let id = client.replicaID {
@@ -190,8 +182,7 @@ struct ReplicaConvergenceTests {
             }
         }
         client.earlierLines += lines
-        let left = writes - client.earlierLines.filter { $0.hasPrefix("w ") }.count
         client.run = try Self.start(
-            client.relay, client.file, seed: seed &+ 1000 &+ UInt64(client.index), count: max(left, 0), tag: "c\(client.index)r")
+            client.relay, client.file, seed: seed &+ 1000 &+ UInt64(client.index), stop: stop, tag: "c\(client.index)r")
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 //   replica-set URL NAMESPACE FILE [KEY=VALUE | --remove KEY]... [--immediate] [--sync SECONDS]
 //       [--kill-before-commit | --kill-before-acknowledge]
 //   replica-dump URL NAMESPACE FILE [--sync SECONDS]
-//   replica-random URL NAMESPACE FILE SEED COUNT [TAG]
+//   replica-random URL NAMESPACE FILE SEED STOPFILE [TAG]
 
 /// Runs `replica-set`, `replica-dump` or `replica-random`, then exits.
 func runReplicaCommand(_ arguments: [String]) -> Never {
@@ -134,18 +134,20 @@ func replicaDump(_ server: String, _ namespace: String, _ file: URL, _ arguments
     say("pending=\(try probe.pendingSummary().count)")
 }
 
-/// replica-random: COUNT immediate writes over the keys k0...k15, a quarter of them removals,
-/// chosen by SEED, a few milliseconds apart. Before each it prints "w KEY VALUE" (VALUE "-" for a
-/// removal), after it the line of ``reportWrite(_:_:_:_:)``; "done" at the end. Values are
-/// TAG-SEED-N, so every write's value is its own.
+/// replica-random: immediate writes over the keys k0...k15, a quarter of them removals, chosen
+/// by SEED, a few milliseconds apart, until the file STOPFILE exists. Before each it prints
+/// "w KEY VALUE" (VALUE "-" for a removal), after it the line of ``reportWrite(_:_:_:_:)``; "done"
+/// at the end. Values are TAG-SEED-N, so every write's value is its own.
 func replicaRandom(_ server: String, _ namespace: String, _ file: URL, _ arguments: [String]) throws {
-    guard arguments.count >= 2, let seed = UInt64(arguments[0]), let count = Int(arguments[1]) else {
-        fail("replica-random URL NAMESPACE FILE SEED COUNT [TAG]")
+    guard arguments.count >= 2, let seed = UInt64(arguments[0]) else {
+        fail("replica-random URL NAMESPACE FILE SEED STOPFILE [TAG]")
     }
+    let stop = arguments[1]
     let tag = arguments.count > 2 ? arguments[2] : "w"
     let (store, probe, replicaID) = try openReplica(server, namespace, file, immediate: true)
     var random = HelperRandom(seed: seed)
-    for number in 0..<count {
+    // Bounded, should the test that was to stop it be gone.
+    for number in 0..<100_000 where !FileManager.default.fileExists(atPath: stop) {
         let key = "k\(random.next() % 16)"
         let value: String? = random.next() % 4 == 0 ? nil : "\(tag)-\(seed)-\(number)"
         say("w \(key) \(value ?? "-")")
