@@ -37,7 +37,8 @@ enum ReplicaProcess {
     static func dump(_ url: String, _ namespace: String, _ file: URL, sync seconds: Int = 30) async throws -> Dump? {
         let (helper, status) = try await run(["replica-dump", url, namespace, file.path, "--sync", String(seconds)])
         guard status == 0, let dump = Dump(helper.lines) else {
-            Issue.record("replica-dump of \(file.lastPathComponent) ended with \(status.map(String.init) ?? "a timeout"): \(helper.lines)")
+            Issue.record(
+                "replica-dump of \(file.lastPathComponent) ended with \(status.map(String.init) ?? "a timeout"): \(helper.lines)")
             return nil
         }
         return dump
@@ -59,7 +60,7 @@ enum ReplicaProcess {
         var description: String { "\(key)=\(value ?? "(removed)") @\(stamp) rev \(revision) at \(writtenAt)" }
     }
 
-    /// The namespace's rows and tombstones, by key (a key is in one of the tables at most).
+    /// The namespace's rows and tombstones, by key: the row first, then the tombstone, if any.
     static func serverRows(_ url: String, _ namespace: String) throws -> [String: [ServerRow]] {
         let output = try ExternalCommand.psql(
             url,
@@ -83,7 +84,8 @@ enum ReplicaProcess {
                     key: fields[0], value: fields[1] == "v" ? fields[2] : nil, stampMs: ms, stampCounter: counter,
                     stampReplica: fields[5], revision: revision, writtenAt: fields[7]))
         }
-        return rows
+        // A key set again after a removal keeps its older tombstone beside the row: the row first.
+        return rows.mapValues { $0.sorted { $0.value != nil && $1.value == nil } }
     }
 
     /// The namespace's revision (0: no row).

@@ -81,7 +81,8 @@ struct ReplicaUploadCrashTests {
         if hook == "--kill-before-acknowledge" {
             // The COMMIT happened: the second upload must leave every row exactly as it was.
             for key in ["k2", "k3", "k4"] {
-                #expect(final[key] == afterCrash[key], "\(key) was applied again: \(afterCrash[key] ?? []) -> \(final[key] ?? [])")
+                #expect(
+                    final[key] == afterCrash[key], "\(key) was applied again: \(afterCrash[key] ?? []) -> \(final[key] ?? [])")
             }
         } else {
             // Applied once, by the later upload: every row of it carries that upload's one revision.
