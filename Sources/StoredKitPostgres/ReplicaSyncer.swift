@@ -18,7 +18,7 @@ import Synchronization
 /// A round that fails (the server unreachable, a timeout) is retried with exponential backoff
 /// and jitter, without waiting for a new local write; nothing leaves the outbox until the server
 /// has committed it.
-final class ReplicaSyncer: Sendable {
+package final class ReplicaSyncer: Sendable {
     let replica: ReplicaFile
     let url: String
     let namespace: String

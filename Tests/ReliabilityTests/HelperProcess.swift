@@ -32,6 +32,8 @@ final class HelperProcess: Sendable {
 
     var processIdentifier: Int32 { process.processIdentifier }
 
+    var isRunning: Bool { process.isRunning }
+
     /// Waits until a line satisfying `predicate` arrived; returns whether it did in time.
     func waitForLine(timeout: Duration = .seconds(30), _ predicate: (String) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout

@@ -23,8 +23,10 @@ if arguments == ["print-time"] {
     say("\(Date().timeIntervalSince1970)")
     exit(0)
 }
+// replica-set|replica-dump|replica-random URL NAMESPACE FILE ...: an offline replica (ReplicaCommands.swift).
+if arguments.first?.hasPrefix("replica-") == true { runReplicaCommand(arguments) }
 guard arguments.count >= 2 else {
-    fail("usage: stored-test-helper increment|set|observe|write-loop|migrate PATH ... | print-time")
+    fail("usage: stored-test-helper increment|set|observe|write-loop|migrate PATH ... | replica-... | print-time")
 }
 let url = URL(fileURLWithPath: arguments[1])
 let durability: Durability = ProcessInfo.processInfo.environment["STORED_DURABILITY"] == "immediate" ? .immediate : .deferred
