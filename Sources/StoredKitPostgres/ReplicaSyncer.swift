@@ -62,6 +62,11 @@ final class ReplicaSyncer: Sendable {
         var waiters: [UInt64: Waiter] = [:]
         var nextWaiter: UInt64 = 0
         var subscription: (listener: PostgresListener, id: UInt64)?
+        /// The server's pool and listener, held from the first round to ``stop()``: the registry
+        /// holds servers weakly, so one a round only looked up would close its connections and its
+        /// listener at the round's end, and the next round would connect again (and the new
+        /// listener's going live would wake another round, and miss notices meanwhile).
+        var server: PostgresServer?
         /// Whether the connection was lost and `connectionRestored` is owed.
         var inOutage = false
     }
@@ -118,6 +123,7 @@ final class ReplicaSyncer: Sendable {
                 state.waiters = [:]
                 state.subscription = nil
             }
+            state.server = nil
             return (state.waiters.values.map(\.continuation), state.subscription)
         }
         if let subscription { subscription.listener.unsubscribe(namespace, subscription.id) }
@@ -188,7 +194,7 @@ final class ReplicaSyncer: Sendable {
         state.withLock { $0.roundsStarted += 1 }
         let started = state.withLock { $0.roundsStarted }
         do {
-            let server = PostgresServer.shared(for: try PostgresAddress(url))
+            let server = try heldServer()
             try listen(on: server)
             let candidates = try upload(server)
             let changed = try catchUp(server, candidates: candidates)
@@ -196,6 +202,17 @@ final class ReplicaSyncer: Sendable {
             return Self.idleRound
         } catch {
             return failed(error)
+        }
+    }
+
+    /// The server of ``url``, looked up on the first round and held until ``stop()``.
+    private func heldServer() throws -> PostgresServer {
+        if let held = state.withLock({ $0.server }) { return held }
+        let server = PostgresServer.shared(for: try PostgresAddress(url))
+        return state.withLock { state in
+            if state.stopped { return server }  // not held: the store is closing
+            state.server = server
+            return server
         }
     }
 
