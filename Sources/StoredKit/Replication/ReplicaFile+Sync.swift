@@ -63,7 +63,7 @@ extension ReplicaFile {
     /// clock): the file takes it, so the replica and the server agree on who wins later.
     package func acknowledge(_ sent: [PendingWrite], clamped: [String: HybridTimestamp] = [:]) throws {
         guard !sent.isEmpty else { return }
-        _ = try sqlite.withCompanionTransaction(
+        try syncTransaction(
             durability: .deferred, decide: { _, _ in (BackendChanges(), ()) },
             record: { _, connection in
                 for write in sent {

@@ -28,6 +28,11 @@ package final class ReplicaFile: Backend {
     package let sqlite: SQLiteBackend
     private let clock: HybridLogicalClock
     private let identity = Mutex<Identity?>(nil)
+    /// Whether a transaction of the syncer's (an acknowledgement, a merge, the identity's) found
+    /// another instance's commit, or merged values, since the store last read: the next
+    /// ``commit(_:)`` must return fresh data then, as a plain SQLite store's does, though its own
+    /// transaction finds the file as the syncer's left it.
+    private let changedUntold = Mutex(false)
 
     /// Who the replica is, as the file says.
     package struct Identity: Sendable, Equatable {
@@ -84,6 +89,7 @@ package final class ReplicaFile: Backend {
 
     /// Reads the values, and makes sure the file knows who it is (a copy takes a new id here).
     package func load() throws -> BackendSnapshot {
+        changedUntold.withLock { $0 = false }
         let snapshot = try sqlite.load()
         _ = try currentIdentity()
         return snapshot
@@ -101,7 +107,24 @@ package final class ReplicaFile: Backend {
             durability: changes.durability,
             decide: { _, connection in try stampedLocal(changes, connection) },
             record: { changes, connection in try recordLocal(changes, connection) })
-        return lost || changedElsewhere ? try sqlite.load() : nil
+        let untold = changedUntold.withLock { untold in
+            defer { untold = false }
+            return untold
+        }
+        return lost || changedElsewhere || untold ? try sqlite.load() : nil
+    }
+
+    /// A transaction of the syncer's: what it learns of other instances' commits is kept for the
+    /// next ``commit(_:)`` (see ``changedUntold``), with `changedValues` (a merge that took values).
+    func syncTransaction<R>(
+        durability: Durability, changedValues: (R) -> Bool = { _ in false },
+        decide: (BackendSnapshot, SQLiteConnection) throws -> (BackendChanges, R),
+        record: (BackendChanges, SQLiteConnection) throws -> Void
+    ) throws -> R {
+        let (result, changedElsewhere) = try sqlite.withCompanionTransaction(
+            durability: durability, decide: decide, record: record)
+        if changedElsewhere || changedValues(result) { changedUntold.withLock { $0 = true } }
+        return result
     }
 
     package func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
@@ -167,7 +190,7 @@ package final class ReplicaFile: Backend {
     /// Drops the outbox entries stamped up to `stamp`, which a server has recorded. A key written
     /// again since has a later stamp and stays.
     package func acknowledge(through stamp: HybridTimestamp) throws {
-        _ = try sqlite.withCompanionTransaction(
+        try syncTransaction(
             durability: .deferred, decide: { _, _ in (BackendChanges(), ()) },
             record: { _, connection in
                 try connection.withStatement(ReplicaSchema.acknowledge) { statement in
@@ -189,8 +212,8 @@ package final class ReplicaFile: Backend {
     /// ``merge(_:)``, with `alongside` run in the same transaction.
     func merge(_ remote: [RemoteWrite], alongside: (SQLiteConnection) throws -> Void) throws -> [String] {
         var winners: [String: RemoteWrite] = [:]
-        return try sqlite.withCompanionTransaction(
-            durability: .deferred,
+        return try syncTransaction(
+            durability: .deferred, changedValues: { _ in !winners.isEmpty },
             decide: { _, connection in
                 _ = try identityWithin(connection)  // a file merged into before its first load: its tables
                 var changes = BackendChanges()
@@ -214,7 +237,7 @@ package final class ReplicaFile: Backend {
                 }
                 try alongside(connection)
             }
-        ).result
+        )
     }
 
     // MARK: Identity
@@ -223,10 +246,9 @@ package final class ReplicaFile: Backend {
     package func currentIdentity() throws -> Identity {
         let file = try FileIdentity.of(path: sqlite.path)
         if let known = identity.withLock({ $0 }), known.belongs(to: file) { return known }
-        let established = try sqlite.withCompanionTransaction(
+        let established = try syncTransaction(
             durability: .immediate, decide: { _, connection in (BackendChanges(), try establishIdentity(connection)) },
-            record: { _, _ in }
-        ).result
+            record: { _, _ in })
         identity.withLock { $0 = established }
         return established
     }
