@@ -305,8 +305,12 @@ package final class ReplicaFile: Backend {
         var kept = changes
         var lost = false
         for key in changes.values.keys {
-            let stamp = changes.stamps[key] ?? clock.tick()
-            if let held = try heldStamp(of: key, connection), (stamp, me.replicaID) < (held.stamp, held.replicaID) {
+            let held = try heldStamp(of: key, connection)
+            // A stamp taken here, under the file's write lock, is of a write made after seeing what
+            // the file holds (an `update`'s body read it): it must be above the key's stamp, which
+            // another instance on this file may have taken with a clock of its own a moment ago.
+            let stamp = changes.stamps[key] ?? held.map { clock.witness($0.stamp) } ?? clock.tick()
+            if let held, (stamp, me.replicaID) < (held.stamp, held.replicaID) {
                 kept.values.removeValue(forKey: key)
                 kept.stamps.removeValue(forKey: key)
                 lost = true
