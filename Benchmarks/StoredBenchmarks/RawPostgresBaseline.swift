@@ -40,6 +40,20 @@ final class RawPostgresBaseline {
     }
 
     /// One autocommit upsert into a plain two-column table: the least a durable write costs.
+    /// One write as a replica's upload sends it (`PostgresSchema.stampedUpsert`, written out, with
+    /// its revision bump and notice): `key` of `namespace` set to `value`, stamped `milliseconds` and
+    /// `counter` by `replica`, in one transaction. What a plain store's or a replica's observer must notice.
+    func stampedTransaction(
+        namespace: String, key: String, value: Int, milliseconds: Int64, counter: Int, replica: String
+    ) throws {
+        try run("BEGIN")
+        let revision = try execute("stamped-bump", Self.notifyingBump, [namespace])
+        try execute(
+            "stamped-upsert", Self.stampedUpsert,
+            [namespace, key, String(value), revision, String(milliseconds), String(counter), replica])
+        try run("COMMIT")
+    }
+
     func bareUpsert(value: Int) throws -> Duration {
         let clock = ContinuousClock()
         let start = clock.now
@@ -188,6 +202,20 @@ final class RawPostgresBaseline {
             VALUES ($1, $2, 'int', $3::bigint, now(), $4::bigint)
             ON CONFLICT (namespace, key) DO UPDATE SET type = excluded.type, int_value = excluded.int_value,
                 updated_at = excluded.updated_at, revision = excluded.revision
+        """
+    private static let notifyingBump = """
+        INSERT INTO storedkit.namespaces AS n (namespace, revision) VALUES ($1, 1)
+            ON CONFLICT (namespace) DO UPDATE SET revision = n.revision + 1
+            RETURNING revision, set_config('storedkit.writer', 'on', true),
+                pg_notify('storedkit', revision::text || ' ' || notify_token)
+        """
+    private static let stampedUpsert = """
+        INSERT INTO storedkit.preferences
+                (namespace, key, type, int_value, updated_at, revision, stamp_ms, stamp_counter, stamp_replica)
+            VALUES ($1, $2, 'int', $3::bigint, now(), $4::bigint, $5::bigint, $6::bigint, $7)
+            ON CONFLICT (namespace, key) DO UPDATE SET type = excluded.type, int_value = excluded.int_value,
+                updated_at = excluded.updated_at, revision = excluded.revision, stamp_ms = excluded.stamp_ms,
+                stamp_counter = excluded.stamp_counter, stamp_replica = excluded.stamp_replica
         """
     private static let select = """
         SELECT key, type, bool_value, int_value, uint_value, double_value, string_value, data_value,

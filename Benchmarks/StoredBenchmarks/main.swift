@@ -67,6 +67,7 @@ func runChild(_ arguments: [String]) -> Int32 {
         case "forced-edit-writer": try LayerNotificationScenarios.writerChild(Array(arguments.dropFirst()))
         case "open-once": try OpenScenarios.openOnceChild(Array(arguments.dropFirst()))
         case "postgres-notify-writer": try PostgresScenarios.notifyWriterChild(Array(arguments.dropFirst()))
+        case "postgres-stamped-notify-writer": try PostgresScenarios.stampedNotifyWriterChild(Array(arguments.dropFirst()))
         case "postgres-raw-notify-writer": try PostgresScenarios.rawNotifyWriterChild(Array(arguments.dropFirst()))
         default: throw BenchmarkError.unexpected("unknown child job '\(arguments.joined(separator: " "))'")
         }

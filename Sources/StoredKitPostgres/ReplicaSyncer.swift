@@ -62,8 +62,10 @@ package final class ReplicaSyncer: Sendable {
         var waiters: [UInt64: Waiter] = [:]
         var nextWaiter: UInt64 = 0
         var subscription: (listener: PostgresListener, id: UInt64)?
-        /// The process's connections to the server, held while the syncer lives: each round made
-        /// anew would open a new pool and listener, and a listener lives as long as its thread.
+        /// The server's pool and listener, held from the first round to ``stop()``: the registry
+        /// holds servers weakly, so one a round only looked up would close its connections and its
+        /// listener at the round's end, and the next round would connect again (and the new
+        /// listener's going live would wake another round, and miss notices meanwhile).
         var server: PostgresServer?
         /// Whether the connection was lost and `connectionRestored` is owed.
         var inOutage = false
@@ -124,8 +126,8 @@ package final class ReplicaSyncer: Sendable {
             defer {
                 state.waiters = [:]
                 state.subscription = nil
-                state.server = nil
             }
+            state.server = nil
             return (state.waiters.values.map(\.continuation), state.subscription)
         }
         if let subscription { subscription.listener.unsubscribe(namespace, subscription.id) }
@@ -196,7 +198,7 @@ package final class ReplicaSyncer: Sendable {
         state.withLock { $0.roundsStarted += 1 }
         let started = state.withLock { $0.roundsStarted }
         do {
-            let server = try connectedServer()
+            let server = try heldServer()
             try listen(on: server)
             let candidates = try upload(server)
             let changed = try catchUp(server, candidates: candidates)
@@ -204,6 +206,17 @@ package final class ReplicaSyncer: Sendable {
             return Self.idleRound
         } catch {
             return failed(error)
+        }
+    }
+
+    /// The server of ``url``, looked up on the first round and held until ``stop()``.
+    private func heldServer() throws -> PostgresServer {
+        if let held = state.withLock({ $0.server }) { return held }
+        let server = PostgresServer.shared(for: try PostgresAddress(url))
+        return state.withLock { state in
+            if state.stopped { return server }  // not held: the store is closing
+            state.server = server
+            return server
         }
     }
 
@@ -259,14 +272,6 @@ package final class ReplicaSyncer: Sendable {
             return state.sync == before ? [] : state.stateObservers
         }
         for observer in observers { observer() }
-    }
-
-    /// The process's server for the URL, made at the first round and kept.
-    private func connectedServer() throws -> PostgresServer {
-        if let server = state.withLock({ $0.server }) { return server }
-        let server = PostgresServer.shared(for: try PostgresAddress(url))
-        state.withLock { $0.server = server }
-        return server
     }
 
     /// Subscribes to the namespace's notices once per listener: a commit by anyone, or the

@@ -109,8 +109,12 @@ public final class ReplicatedBackend: SynchronizingBackend {
     /// ```
     public func validate(_ value: StoredValue, forKey key: String) throws {
         try replica.validate(value, forKey: key)
-        // What the server will refuse is refused here, before it waits in the outbox.
-        _ = try PostgresValueColumns.columns(for: value, key: key)
+        // What the server will refuse is refused here, before it waits in the outbox. Of the
+        // server's columns only the nesting limit can refuse a value (its JSON): checked alone, a
+        // `set` does not build the upload's columns (hex of a Data, JSON of a tree) for nothing.
+        if value.isNested(deeperThan: StoredValue.maximumDepth) {
+            throw StoreError.refused(key: key, reason: StoredValue.tooDeepReason)
+        }
         if key.utf8.contains(0) {
             throw StoreError.refused(key: key, reason: "PostgreSQL text cannot hold U+0000 in a key; choose a key without it")
         }

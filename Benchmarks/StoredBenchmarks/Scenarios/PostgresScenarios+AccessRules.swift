@@ -99,17 +99,25 @@ extension PostgresScenarios {
     }
 
     /// The delays in seconds from process A's `set` and `flush` to B's observer, `count` writes
-    /// ``writeIntervalMilliseconds`` apart, with both processes connected through `url`.
-    static func notifyLatencies(url: String, count: Int) throws -> [Double] {
+    /// ``writeIntervalMilliseconds`` apart, with both processes connected through `url`. A is the
+    /// child job `writer` (a plain PostgreSQL store; ``stampedNotifyWriterChild(_:)`` writes as a
+    /// replica's upload does). B's store is a plain PostgreSQL store of the namespace unless
+    /// `observer` opens another kind (a replica); a store that synchronizes is synchronized before
+    /// A starts, so it listens.
+    static func notifyLatencies(
+        url: String, count: Int, writer: String = "postgres-notify-writer",
+        observer open: ((String) throws -> PreferenceStore)? = nil
+    ) throws -> [Double] {
         let shared = namespace("notify")
-        let store = try PreferenceStore(.postgres(url: url, namespace: shared))
+        let store = try open?(shared) ?? PreferenceStore(.postgres(url: url, namespace: shared))
         store[NotificationScenarios.ping] = 0
         try store.flush()
+        if store.syncState != nil { try ReplicaScenarios.synchronize(store) }
         let log = NotificationScenarios.ArrivalLog()
         let token = store.observe(NotificationScenarios.ping) { change in
             if change.origin == .external, change.newValue > 0 { log.record(sentAt: change.newValue) }
         }
-        let writer = try ChildProcess(["postgres-notify-writer", url, shared, "\(count)", "\(writeIntervalMilliseconds)"])
+        let writer = try ChildProcess([writer, url, shared, "\(count)", "\(writeIntervalMilliseconds)"])
         try writer.expect("ready")
         writer.send("go")
         _ = try writer.waitForExit()

@@ -59,6 +59,26 @@ extension PostgresScenarios {
         try NotificationScenarios.sendPings(from: store, count, interval)
     }
 
+    /// `--child postgres-stamped-notify-writer <url> <namespace> <count> <interval-ms>`: writes its
+    /// send time to ``NotificationScenarios/ping`` in raw libpq, stamped as a replica's upload is (a
+    /// plain store's write carries no stamp yet, and a replica keeps its own later-stamped value).
+    static func stampedNotifyWriterChild(_ arguments: [String]) throws {
+        guard arguments.count == 4, let count = Int(arguments[2]), let interval = UInt32(arguments[3]) else {
+            throw BenchmarkError.unexpected(
+                "usage: --child postgres-stamped-notify-writer <url> <namespace> <count> <interval-ms>")
+        }
+        let raw = try RawPostgresBaseline(url: arguments[0])
+        ChildSide.say("ready")
+        try ChildSide.waitForGo()
+        for index in 0..<count {
+            try raw.stampedTransaction(
+                namespace: arguments[1], key: NotificationScenarios.ping.name, value: Int(monotonicNanoseconds()),
+                milliseconds: Int64(Date().timeIntervalSince1970 * 1000), counter: index, replica: "bench-stamped-writer")
+            usleep(interval * 1_000)
+        }
+        ChildSide.say("done")
+    }
+
     /// `--child postgres-raw-notify-writer <url> <count> <interval-ms>`: the same writes in raw libpq.
     static func rawNotifyWriterChild(_ arguments: [String]) throws {
         guard arguments.count == 3, let count = Int(arguments[1]), let interval = UInt32(arguments[2]) else {

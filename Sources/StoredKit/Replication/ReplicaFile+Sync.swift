@@ -90,7 +90,7 @@ extension ReplicaFile {
     /// clock): the file takes it, so the replica and the server agree on who wins later.
     package func acknowledge(_ sent: [PendingWrite], clamped: [String: HybridTimestamp] = [:]) throws {
         guard !sent.isEmpty else { return }
-        _ = try sqlite.withCompanionTransaction(
+        try syncTransaction(
             durability: .deferred, decide: { _, _ in (BackendChanges(), ()) },
             record: { _, connection in
                 for write in sent {
@@ -117,8 +117,8 @@ extension ReplicaFile {
     /// A write of the key made since stays, and is sent. Returns whether the key went back.
     @discardableResult
     package func revert(_ refused: PendingWrite, to server: RemoteWrite?) throws -> Bool {
-        try sqlite.withCompanionTransaction(
-            durability: .deferred,
+        try syncTransaction(
+            durability: .deferred, changedValues: { $0 },
             decide: { _, connection in
                 guard let held = try heldStamp(of: refused.key, connection), held.stamp == refused.stamp,
                     held.replicaID == refused.replicaID
@@ -136,7 +136,7 @@ extension ReplicaFile {
                     }
                 }
             }
-        ).result
+        )
     }
 
     /// The stamp the file holds for `key` and the replica that made it (nil: none).

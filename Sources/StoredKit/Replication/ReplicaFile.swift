@@ -28,6 +28,11 @@ package final class ReplicaFile: Backend {
     package let sqlite: SQLiteBackend
     private let clock: HybridLogicalClock
     private let identity = Mutex<Identity?>(nil)
+    /// Whether a transaction of the syncer's (an acknowledgement, a merge, the identity's) found
+    /// another instance's commit, or merged values, since the store last read: the next
+    /// ``commit(_:)`` must return fresh data then, as a plain SQLite store's does, though its own
+    /// transaction finds the file as the syncer's left it.
+    private let changedUntold = Mutex(false)
 
     /// Who the replica is, as the file says.
     package struct Identity: Sendable, Equatable {
@@ -86,6 +91,7 @@ package final class ReplicaFile: Backend {
 
     /// Reads the values, and makes sure the file knows who it is (a copy takes a new id here).
     package func load() throws -> BackendSnapshot {
+        changedUntold.withLock { $0 = false }
         let snapshot = try sqlite.load()
         _ = try currentIdentity()
         return snapshot
@@ -108,7 +114,24 @@ package final class ReplicaFile: Backend {
                 return (stamped.changes, stamped.lost)
             },
             record: { changes, connection in try recordLocal(changes, carried: carried, connection) })
-        return lost || changedElsewhere ? try sqlite.load() : nil
+        let untold = changedUntold.withLock { untold in
+            defer { untold = false }
+            return untold
+        }
+        return lost || changedElsewhere || untold ? try sqlite.load() : nil
+    }
+
+    /// A transaction of the syncer's: what it learns of other instances' commits is kept for the
+    /// next ``commit(_:)`` (see ``changedUntold``), with `changedValues` (a merge that took values).
+    func syncTransaction<R>(
+        durability: Durability, changedValues: (R) -> Bool = { _ in false },
+        decide: (BackendSnapshot, SQLiteConnection) throws -> (BackendChanges, R),
+        record: (BackendChanges, SQLiteConnection) throws -> Void
+    ) throws -> R {
+        let (result, changedElsewhere) = try sqlite.withCompanionTransaction(
+            durability: durability, decide: decide, record: record)
+        if changedElsewhere || changedValues(result) { changedUntold.withLock { $0 = true } }
+        return result
     }
 
     package func withExclusiveAccess<R>(_ body: (BackendSnapshot) throws -> (BackendChanges, R)) throws -> R {
@@ -178,7 +201,7 @@ package final class ReplicaFile: Backend {
     /// Drops the outbox entries stamped up to `stamp`, which a server has recorded. A key written
     /// again since has a later stamp and stays.
     package func acknowledge(through stamp: HybridTimestamp) throws {
-        _ = try sqlite.withCompanionTransaction(
+        try syncTransaction(
             durability: .deferred, decide: { _, _ in (BackendChanges(), ()) },
             record: { _, connection in
                 try connection.withStatement(ReplicaSchema.acknowledge) { statement in
@@ -203,8 +226,8 @@ package final class ReplicaFile: Backend {
         _ remote: [RemoteWrite], schemaVersion: Int?, alongside: (SQLiteConnection) throws -> Void
     ) throws -> [String] {
         var winners: [String: RemoteWrite] = [:]
-        return try sqlite.withCompanionTransaction(
-            durability: .deferred,
+        return try syncTransaction(
+            durability: .deferred, changedValues: { _ in !winners.isEmpty },
             decide: { snapshot, connection in
                 _ = try identityWithin(connection)  // a file merged into before its first load: its tables
                 var changes = BackendChanges()
@@ -229,7 +252,7 @@ package final class ReplicaFile: Backend {
                 }
                 try alongside(connection)
             }
-        ).result
+        )
     }
 
     // MARK: Identity
@@ -238,10 +261,9 @@ package final class ReplicaFile: Backend {
     package func currentIdentity() throws -> Identity {
         let file = try FileIdentity.of(path: sqlite.path)
         if let known = identity.withLock({ $0 }), known.belongs(to: file) { return known }
-        let established = try sqlite.withCompanionTransaction(
+        let established = try syncTransaction(
             durability: .immediate, decide: { _, connection in (BackendChanges(), try establishIdentity(connection)) },
-            record: { _, _ in }
-        ).result
+            record: { _, _ in })
         identity.withLock { $0 = established }
         return established
     }
@@ -304,9 +326,14 @@ package final class ReplicaFile: Backend {
             if let held = try heldStamp(of: source, connection) { carried[key] = (held.stamp, held.replicaID) }
         }
         for key in changes.values.keys {
-            let stamp = carried[key]?.0 ?? changes.stamps[key] ?? clock.tick()
+            let held = try heldStamp(of: key, connection)
+            // A stamp taken here, under the file's write lock, is of a write made after seeing what
+            // the file holds (an `update`'s body read it): it must be above the key's stamp, which
+            // another instance on this file may have taken with a clock of its own a moment ago.
+            // A value a migration carried over keeps its source's stamp instead.
+            let stamp = carried[key]?.0 ?? changes.stamps[key] ?? held.map { clock.witness($0.stamp) } ?? clock.tick()
             let replica = carried[key]?.1 ?? me.replicaID
-            if let held = try heldStamp(of: key, connection), (stamp, replica) < (held.stamp, held.replicaID) {
+            if let held, (stamp, replica) < (held.stamp, held.replicaID) {
                 kept.values.removeValue(forKey: key)
                 kept.stamps.removeValue(forKey: key)
                 lost = true
