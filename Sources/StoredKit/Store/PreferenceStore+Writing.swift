@@ -10,7 +10,10 @@ extension PreferenceStore {
         if refuseIfReadOnly(newValue, forKey: key) || !admitLocalWrite(newValue, forKey: key, facts: facts) { return }
         if hasLayers, !admitLayeredWrite(forKey: key) { return }
         applyLocally { state, slots in
-            guard state.change(key, to: newValue, origin: .local, slots: &slots) else { return false }
+            // A backend that merges by when writes were made is told of a write that changes nothing
+            // here too: the value shown may be older than one set elsewhere that it has not seen, and
+            // this write, made later, must win over that one. Observers hear nothing of it.
+            guard state.change(key, to: newValue, origin: .local, slots: &slots) || writeClock != nil else { return false }
             state.pending[key] = .some(newValue)
             if let writeClock { state.pendingStamps[key] = writeClock.tick() }  // made now, whenever it commits
             return true
