@@ -85,7 +85,7 @@ func reportWrite(_ key: String, _ value: String?, _ probe: ReplicaFile, _ replic
 }
 
 /// replica-set: the writes (stamps reported when immediate), a flush ("flushed"), then a
-/// synchronize ("synced pending=N"). With a kill option the process dies by SIGKILL inside the
+/// synchronize ("synced pending=N") and what the rounds reported ("event clamped KEY", "event lost KEY"). With a kill option the process dies by SIGKILL inside the
 /// upload that follows the flush, at that point of it; it exits 3 when the upload never got there.
 func replicaSet(_ server: String, _ namespace: String, _ file: URL, _ arguments: [String]) throws {
     let options = ReplicaOptions(arguments)
@@ -111,6 +111,14 @@ func replicaSet(_ server: String, _ namespace: String, _ file: URL, _ arguments:
         exit(3)
     }
     if let seconds = options.sync { try synchronizeOrFail(store, probe, seconds: seconds) }
+    // What the rounds reported ("event …"): a write that lost, a stamp the server clamped.
+    for event in store.recentEvents {
+        switch event {
+        case .stampClamped(let key, _, _): say("event clamped \(key)")
+        case .lostToLaterWrite(let key, _): say("event lost \(key)")
+        default: break
+        }
+    }
 }
 
 /// replica-dump: (after a synchronize, with --sync) the replica's values as sorted JSON
