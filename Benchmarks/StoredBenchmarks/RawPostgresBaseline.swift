@@ -54,6 +54,23 @@ final class RawPostgresBaseline {
         try run("COMMIT")
     }
 
+    /// `count` keys of `namespace` (`key0`…), each set to its number and stamped `milliseconds`,
+    /// counter its number, in one transaction: one bump, one prepared stamped upsert per row, COMMIT.
+    /// What a replica's sync of as many pending writes sends, with nothing around it.
+    func stampedBatch(namespace: String, count: Int, milliseconds: Int64) throws -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try run("BEGIN")
+        let revision = try execute("stamped-bump", Self.notifyingBump, [namespace])
+        for key in 0..<count {
+            try execute(
+                "stamped-upsert", Self.stampedUpsert,
+                [namespace, "key\(key)", String(key), revision, String(milliseconds), String(key), "raw"])
+        }
+        try run("COMMIT")
+        return clock.now - start
+    }
+
     func bareUpsert(value: Int) throws -> Duration {
         let clock = ContinuousClock()
         let start = clock.now

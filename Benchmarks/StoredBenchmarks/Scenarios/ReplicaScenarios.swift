@@ -12,7 +12,58 @@ import Synchronization
 /// the caller for the machine's cores, and are part of what is measured. Each also measures the
 /// replica file alone (``ReplicaFile``, no syncer), to show what the syncer adds.
 enum ReplicaScenarios {
-    static var all: [Scenario] { [deferredWrite, durableWrite, open, notificationLatency] }
+    static var all: [Scenario] { [deferredWrite, durableWrite, open, notificationLatency, syncPending] }
+
+    static var syncPending: Scenario {
+        Scenario(
+            name: "replica.sync.pending", group: "offline replica",
+            measures:
+                "A replica that made 10,000 writes offline (10,000 keys in its outbox) opens with the server reachable "
+                + "and synchronize() returns: every write sent (stamped, in batches of 500, one transaction each), "
+                + "acknowledged, and the namespace read back and merged. Per sync, alternating with raw libpq sending "
+                + "the same 10,000 stamped rows in one transaction (bump, 10,000 prepared upserts, COMMIT).",
+            subject: "open .postgres(url:namespace:replica:) + synchronize() of 10,000 pending writes",
+            baselines: [
+                Baseline(
+                    "raw-libpq", "the same rows, stamped, in one libpq transaction of prepared statements",
+                    goal: .costAtMost(2, source: "issue 40"))
+            ]
+        ) { context in
+            try PostgresScenarios.withServer { server in
+                let (rounds, keys) = (context.scaled(full: 5, quick: 1), context.scaled(full: 10_000, quick: 500))
+                let raw = try RawPostgresBaseline(url: server.url)
+                let clock = ContinuousClock()
+                var (replicated, baseline): ([Double], [Double]) = ([], [])
+                for round in 0..<rounds {
+                    let directory = try context.makeDirectory("replica-sync-\(round)")
+                    let file = directory.appending(path: "offline.replica")
+                    do {  // the offline writes: not timed
+                        let offline = try PreferenceStore(ReplicaFile(at: file), durability: .immediate)
+                        try offline.transaction { tx in for key in 0..<keys { tx.set(key, forKey: "key\(key)") } }
+                    }
+                    let namespace = PostgresScenarios.namespace("replica-sync")
+                    let start = clock.now
+                    let store = try PreferenceStore(.postgres(url: server.url, namespace: namespace, replica: file))
+                    try synchronize(store, timeout: .seconds(300))
+                    replicated.append((clock.now - start).seconds)
+                    guard store.syncState?.pendingWrites == 0 else {
+                        throw BenchmarkError.unexpected("the outbox still holds \(store.syncState?.pendingWrites ?? -1) writes")
+                    }
+                    let sent = try raw.count(
+                        "SELECT count(*) FROM storedkit.preferences WHERE namespace = '\(namespace)'")
+                    guard sent == keys else { throw BenchmarkError.unexpected("the server holds \(sent) of \(keys) rows") }
+
+                    let rawNamespace = PostgresScenarios.namespace("replica-sync-raw")
+                    let now = Int64(Date().timeIntervalSince1970 * 1000)
+                    baseline.append(try raw.stampedBatch(namespace: rawNamespace, count: keys, milliseconds: now).seconds)
+                }
+                return ScenarioOutcome(
+                    subject: .measured(Figure(latencies: replicated)),
+                    baselines: ["raw-libpq": .measured(Figure(latencies: baseline))],
+                    notes: ["\(keys) pending writes per sync, \(rounds) syncs each way"])
+            }
+        }
+    }
 
     static var deferredWrite: Scenario {
         Scenario(
