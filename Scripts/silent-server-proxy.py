@@ -117,6 +117,12 @@ def cut_all():
                 upstream.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+        # Closed here too, not only by its relay once it notices: nothing more can pass either way
+        # from the moment the cut is answered (the relay's own close then finds it closed).
+        try:
+            client.close()
+        except OSError:
+            pass
     # Each relay ends within one wait of its loop (50 ms); bounded, so a stuck one cannot hold the answer.
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:

@@ -25,7 +25,7 @@ package final class ReplicaSyncer: Sendable {
     let timeout: Duration
     let maximumClockSkew: Duration
     /// How many outbox entries one upload transaction carries.
-    static let batchSize = 500
+    static let batchSize = 2_000
     /// The longest wait between two attempts while the server cannot be reached, in seconds.
     static let maximumBackoff = 10.0
     /// The wait between rounds when nothing wakes the syncer, in seconds: a notice lost on the
@@ -200,8 +200,14 @@ package final class ReplicaSyncer: Sendable {
         do {
             let server = try heldServer()
             try listen(on: server)
+            // A replica that never read this server reads it first: then its upload's revisions
+            // follow its cursor, and the read after it need not fetch back what it sent.
+            var changed = false
+            if try replica.syncCursor().map({ $0.server != self.server }) ?? true {
+                changed = try catchUp(server, candidates: [])
+            }
             let candidates = try upload(server)
-            let changed = try catchUp(server, candidates: candidates)
+            changed = try catchUp(server, candidates: candidates) || changed
             succeeded(round: started, changed: changed)
             return Self.idleRound
         } catch {
@@ -317,6 +323,7 @@ package final class ReplicaSyncer: Sendable {
             }
             Self.testHooks.withLock { $0.beforeAcknowledge }?()
             try replica.acknowledge(batch, clamped: sent.clamped)
+            try skipOwnRevision(sent)
             for key in sent.clamped.keys.sorted() {
                 report(.stampClamped(key: key, server: self.server, allowedSkew: maximumClockSkew))
             }
@@ -326,6 +333,21 @@ package final class ReplicaSyncer: Sendable {
             sentThrough = batch.map(\.stamp).max()
             update { $0.pendingWrites = max(0, $0.pendingWrites - batch.count) }
         }
+    }
+
+    /// Moves the cursor past the revision an upload just committed when nobody else committed
+    /// since the replica last read (the revision is the cursor's next, the token the same): the rows
+    /// of that revision are this replica's own writes, which it holds, so the catch-up read need not
+    /// fetch them back. A write the server did not apply, refused or took from another's migration
+    /// leaves the cursor where it is, and the read brings the server's values.
+    private func skipOwnRevision(_ sent: Sent) throws {
+        guard let revision = sent.revision, sent.notApplied.isEmpty, sent.refused.isEmpty, sent.superseded.isEmpty,
+            var cursor = try replica.syncCursor(), cursor.server == server, cursor.namespace == namespace,
+            cursor.revision > 0, cursor.revision + 1 == revision, cursor.notifyToken == sent.token
+        else { return }
+        cursor.revision = revision
+        cursor.lastSynced = nil  // kept as it was: this is no round with the server's news
+        try replica.record(cursor)
     }
 
     /// What one upload transaction did.
@@ -338,6 +360,9 @@ package final class ReplicaSyncer: Sendable {
         var refused: [String: String] = [:]
         /// Writes of a migration another replica ran on the namespace first: not sent.
         var superseded: [ReplicaFile.PendingWrite] = []
+        /// The namespace's revision the transaction committed, and its notification token.
+        var revision: Int64?
+        var token: String?
     }
 
     /// Sends `batch` in the transaction open on `connection`: the namespace's revision bumped, then
@@ -383,6 +408,8 @@ package final class ReplicaSyncer: Sendable {
         guard let revision = rows.first?.first ?? nil else {
             throw StoreError.postgres(server: server, code: "XX000", message: "the namespace row returned no revision")
         }
+        sent.revision = Int64(revision)
+        sent.token = rows.first?.last ?? nil
         for write in batch.sorted(by: { $0.key < $1.key }) {
             let stamp = [String(write.stamp.milliseconds), String(write.stamp.counter), write.replicaID, skew]
             let outcome = try attempt { () throws -> [[String?]] in
