@@ -43,6 +43,10 @@ package final class ReplicaSyncer: Sendable {
     package static let testHooks = Mutex(TestHooks())
 
     private let wakeup = DispatchSemaphore(value: 0)
+    /// The newest revision of the namespace the replica has read or skipped as its own: a notice
+    /// at or below it wakes nobody. (A namespace made again starts its revisions over: its notices
+    /// then wake rounds only above the old revision, and the idle round reads it.)
+    private let seenRevision = Atomic<Int64>(0)
     private let state = Mutex(State())
 
     struct State {
@@ -289,8 +293,10 @@ package final class ReplicaSyncer: Sendable {
         let id = listener.subscribe(namespace) { [weak self] signal in
             guard let self else { return }
             switch signal {
-            case .committed, .live: nudge()
-            case .lost: nudge()  // the round fails, and tells
+            // A notice of a revision the replica has read or written is old news (its own
+            // upload's, mostly); its sender's word decides only whether to look, never what is read.
+            case .committed(let revision): if revision > seenRevision.load(ordering: .acquiring) { nudge() }
+            case .live, .lost: nudge()  // lost: the round fails, and tells
             }
         }
         state.withLock { $0.subscription = (listener, id) }
@@ -348,6 +354,7 @@ package final class ReplicaSyncer: Sendable {
         cursor.revision = revision
         cursor.lastSynced = nil  // kept as it was: this is no round with the server's news
         try replica.record(cursor)
+        seenRevision.store(revision, ordering: .releasing)
     }
 
     /// What one upload transaction did.
@@ -502,6 +509,7 @@ package final class ReplicaSyncer: Sendable {
             read.whole && read.namespaceFound && cursor != nil ? Set(read.writes.map(\.key) + read.undecodable) : nil
         var lost = Set(
             try replica.record(next, merging: read.writes, schemaVersion: read.schemaVersion, wholeExcept: named))
+        seenRevision.store(read.revision, ordering: .releasing)
         for write in candidates where !lost.contains(write.key) {
             guard let held = try replica.stamp(of: write.key) else { continue }
             if (held.stamp, held.replicaID) > (write.stamp, write.replicaID) { lost.insert(write.key) }
