@@ -75,6 +75,8 @@ package final class ReplicaSyncer: Sendable {
         var inOutage = false
         /// Whether a refusal put keys back since the engine last heard of a change.
         var valuesReverted = false
+        /// What the rounds did, key by key, once ``startReport()`` asked (nil: not gathered).
+        var report: SyncReport?
     }
 
     /// A ``synchronize(timeout:)`` call: done once a round started after it (`after`) succeeds.
@@ -160,6 +162,32 @@ package final class ReplicaSyncer: Sendable {
         }
     }
 
+    /// Starts gathering a ``SyncReport`` of the rounds from now on (a report already started is kept).
+    func startReport() {
+        state.withLock { state in
+            if state.report == nil { state.report = SyncReport() }
+        }
+    }
+
+    /// The report gathered since ``startReport()`` or the last call (empty when none was started);
+    /// a new one starts.
+    func takeReport() -> SyncReport {
+        state.withLock { state in
+            defer { if state.report != nil { state.report = SyncReport() } }
+            return state.report ?? SyncReport()
+        }
+    }
+
+    /// Changes the report, when one is gathered.
+    private func updateReport(_ change: (inout SyncReport) -> Void) {
+        state.withLock { state in
+            // Taken out while changed, so its dictionaries are not copied.
+            guard var report = state.report.take() else { return }
+            change(&report)
+            state.report = report
+        }
+    }
+
     /// Waits for a round that starts after this call to succeed, at most `timeout`.
     func synchronize(timeout: Duration) async throws {
         let id = state.withLock { state -> UInt64 in
@@ -213,8 +241,17 @@ package final class ReplicaSyncer: Sendable {
             let candidates = try upload(server)
             changed = try catchUp(server, candidates: candidates) || changed
             succeeded(round: started, changed: changed)
+            updateReport {
+                $0.rounds += 1
+                $0.roundsSucceeded += 1
+                $0.lastFailure = nil
+            }
             return Self.idleRound
         } catch {
+            updateReport {
+                $0.rounds += 1
+                $0.lastFailure = error
+            }
             return failed(error)
         }
     }
@@ -336,6 +373,7 @@ package final class ReplicaSyncer: Sendable {
             if !sent.refused.isEmpty { try revert(batch.filter { sent.refused[$0.key] != nil }, sent.refused, server) }
             if !sent.superseded.isEmpty { try revert(sent.superseded, nil, server) }
             unapplied += sent.notApplied
+            reportUpload(batch, sent)
             sentThrough = batch.map(\.stamp).max()
             update { $0.pendingWrites = max(0, $0.pendingWrites - batch.count) }
         }
@@ -355,6 +393,29 @@ package final class ReplicaSyncer: Sendable {
         cursor.lastSynced = nil  // kept as it was: this is no round with the server's news
         try replica.record(cursor)
         seenRevision.store(revision, ordering: .releasing)
+    }
+
+    /// Records in the report what became of each write of `batch`.
+    private func reportUpload(_ batch: [ReplicaFile.PendingWrite], _ sent: Sent) {
+        let notApplied = Set(sent.notApplied.map(\.key))
+        let superseded = Set(sent.superseded.map(\.key))
+        updateReport { report in
+            for write in batch {
+                let outcome: SyncReport.Outcome =
+                    if let reason = sent.refused[write.key] {
+                        .refused(reason: reason)
+                    } else if superseded.contains(write.key) {
+                        .superseded
+                    } else if notApplied.contains(write.key) {
+                        .notApplied
+                    } else if let recorded = sent.clamped[write.key] {
+                        .clamped(recorded)
+                    } else {
+                        .applied
+                    }
+                report.sent[write.key] = .init(key: write.key, value: write.value, stamp: write.stamp, outcome: outcome)
+            }
+        }
     }
 
     /// What one upload transaction did.
@@ -507,12 +568,22 @@ package final class ReplicaSyncer: Sendable {
         // replica keeps serving what it has, as a plain store does.
         let named =
             read.whole && read.namespaceFound && cursor != nil ? Set(read.writes.map(\.key) + read.undecodable) : nil
-        var lost = Set(
-            try replica.record(next, merging: read.writes, schemaVersion: read.schemaVersion, wholeExcept: named))
+        let recorded = try replica.record(next, merging: read.writes, schemaVersion: read.schemaVersion, wholeExcept: named)
+        var lost = Set(recorded.lost)
         seenRevision.store(read.revision, ordering: .releasing)
         for write in candidates where !lost.contains(write.key) {
             guard let held = try replica.stamp(of: write.key) else { continue }
             if (held.stamp, held.replicaID) > (write.stamp, write.replicaID) { lost.insert(write.key) }
+        }
+        updateReport { report in
+            for write in recorded.taken { report.received[write.key] = .some(write.value) }
+            // A write the server did not apply lost, or was applied by an earlier upload of it.
+            for write in candidates where report.sent[write.key]?.stamp == write.stamp {
+                report.sent[write.key]?.outcome = lost.contains(write.key) ? .lost : .applied
+            }
+            // A pending write that a later one merged here beat before it was sent (the read a round
+            // starts with, on a server the replica never read): it left the outbox unsent.
+            for key in recorded.lost where report.sent[key] == nil { report.lostUnsent.insert(key) }
         }
         if let token = read.token, let listener = server.startedListener { listener.learn(token: token, for: namespace) }
         if !lost.isEmpty {

@@ -175,6 +175,22 @@ public final class ReplicatedBackend: SynchronizingBackend {
         syncer.setOnSignal(signal)
     }
 
+    /// Starts gathering what the rounds with the server do, key by key, for ``takeSyncReport()``:
+    /// call it before the store opens to see its first round too. Nothing is gathered otherwise.
+    ///
+    /// ```swift
+    /// backend.startSyncReport()
+    /// ```
+    package func startSyncReport() { syncer.startReport() }
+
+    /// What the rounds did since ``startSyncReport()`` or the last call: the writes sent and what
+    /// became of each, what the replica took from the server, the last failure.
+    ///
+    /// ```swift
+    /// backend.takeSyncReport().received.keys.sorted()  //=> ["theme"]
+    /// ```
+    package func takeSyncReport() -> SyncReport { syncer.takeReport() }
+
     // MARK: SynchronizingBackend
 
     /// Where the replica stands with the server.

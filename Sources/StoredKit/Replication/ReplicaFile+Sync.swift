@@ -47,12 +47,13 @@ extension ReplicaFile {
     /// With `wholeExcept` (the keys a whole read of the server named), every key the server no
     /// longer names and whose local write is not waiting to be sent is removed: it went from the
     /// server while the replica was away longer than its tombstones are kept.
-    /// Returns the keys whose pending local write lost to one of `merged`.
+    /// Returns the keys whose pending local write lost to one of `merged`, and the writes the file
+    /// took (removals of keys gone from the server included).
     @discardableResult
     package func record(
         _ cursor: SyncCursor, merging merged: [RemoteWrite] = [], schemaVersion: Int? = nil,
         wholeExcept named: Set<String>? = nil
-    ) throws -> [String] {
+    ) throws -> (lost: [String], taken: [RemoteWrite]) {
         var merged = merged
         if let named {
             let gone = try sqlite.withCompanionReading { connection in
@@ -72,7 +73,7 @@ extension ReplicaFile {
                 merged.append(RemoteWrite(key: key, value: nil, stamp: above, replicaID: held.replicaID))
             }
         }
-        let lost = try merge(merged, schemaVersion: schemaVersion) { connection in
+        return try merge(merged, schemaVersion: schemaVersion) { connection in
             try connection.withStatement(ReplicaSchema.recordSync) { statement in
                 try statement.bind(
                     .text(cursor.server), .text(cursor.namespace), .integer(cursor.revision),
@@ -81,7 +82,6 @@ extension ReplicaFile {
                 try statement.run()
             }
         }
-        return lost
     }
 
     /// Takes the outbox entries of `sent` out, the server having recorded them: each key's entry

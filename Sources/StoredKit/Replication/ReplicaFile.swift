@@ -217,16 +217,17 @@ package final class ReplicaFile: Backend {
     /// Returns the keys whose pending local write lost.
     @discardableResult
     package func merge(_ remote: [RemoteWrite]) throws -> [String] {
-        try merge(remote, schemaVersion: nil, alongside: { _ in })
+        try merge(remote, schemaVersion: nil, alongside: { _ in }).lost
     }
 
     /// ``merge(_:)``, raising the file's schema version to `schemaVersion`, with `alongside` run in
-    /// the same transaction.
+    /// the same transaction. Returns the keys whose pending local write lost, and the writes the
+    /// file took (each key's winner: what a sync report calls received).
     func merge(
         _ remote: [RemoteWrite], schemaVersion: Int?, alongside: (SQLiteConnection) throws -> Void
-    ) throws -> [String] {
+    ) throws -> (lost: [String], taken: [RemoteWrite]) {
         var winners: [String: RemoteWrite] = [:]
-        return try syncTransaction(
+        let lost = try syncTransaction(
             durability: .deferred, changedValues: { _ in !winners.isEmpty },
             decide: { snapshot, connection in
                 _ = try identityWithin(connection)  // a file merged into before its first load: its tables
@@ -253,6 +254,7 @@ package final class ReplicaFile: Backend {
                 try alongside(connection)
             }
         )
+        return (lost, winners.values.sorted { $0.key < $1.key })
     }
 
     // MARK: Identity
