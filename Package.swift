@@ -52,7 +52,8 @@ let package = Package(
         .testTarget(name: "TabKitTests", dependencies: ["TabKit", "StoredKit", "StoredKitTestSupport", "stored-demo"]),
         .executableTarget(
             name: "stored-test-helper", dependencies: ["StoredKit", "StoredKitPostgres"], path: "Tests/StoredTestHelper"),
-        .testTarget(name: "StoredCLITests", dependencies: ["StoredKitTestSupport", "stored"]),
+        // stored-test-helper makes the offline replicas that `stored sync`, `info` and `check` are tested on.
+        .testTarget(name: "StoredCLITests", dependencies: ["StoredKitTestSupport", "stored", "stored-test-helper"]),
         .executableTarget(
             name: "stored-torture", dependencies: ["StoredKit", "StoredKitPostgres", "StoredKitTestSupport"],
             path: "Tests/StoredTorture"),

@@ -11,32 +11,82 @@ extension Command {
             For SQLite, size is the database file and the write-ahead log, and the last change is
             the later of the two files' modification times. For PostgreSQL: the server (without its
             password), the namespace, its keys, schema version and revision (its commits so far).
+            For an offline replica (an SQLite file an app opened with .postgres(url:namespace:replica:)),
+            also: the server (without its password) and namespace it mirrors, the revision it has read,
+            its pending writes (how many, and when the oldest was queued), its last sync, its replica
+            id, and the id of the replica it was copied from, if it is a copy (a copy, or a restored
+            backup, takes an id of its own at its next open; until then it has none). The file is read
+            as it is, read-only: nothing is created, sent or given an id. With --json, the same fields
+            (server, namespace, revision, pendingWrites, oldestPendingWrite, lastSynced, replicaID,
+            copiedFrom), each left out when it has no value.
             """,
         options: [OptionSpec("json", "Print a JSON object.")],
         examples: [
-            "stored info prefs.sqlite", "stored info com.example.app --json",
+            "stored info prefs.sqlite", "stored info com.example.app --json", "stored info ~/.local/state/my-app/prefs.replica",
             "stored info postgresql://app@db/prefs --namespace user:42",
         ],
         positionalCount: 1...1
     ) { arguments, console in
         let location = try StoreLocation(arguments)
         let store = try location.openExisting()
-        let fields = try location.server.map { try serverFields($0, store) } ?? fileFields(location, store)
+        var fields = try location.server.map { try serverFields($0, store) } ?? fileFields(location, store)
+        if let replica = try location.replica() { fields += replicaFields(replica) }
         if arguments.has("json") {
-            console.print(
-                StoredValueJSON.encode(.dictionary(Dictionary(uniqueKeysWithValues: fields.map { ($0.key, $0.value) }))))
+            let known = fields.compactMap { field in field.value.map { (field.key, $0) } }
+            console.print(StoredValueJSON.encode(.dictionary(Dictionary(uniqueKeysWithValues: known))))
             return
         }
-        let width = fields.map(\.name.count).max() ?? 0
+        let shown = fields.filter { !$0.name.isEmpty }
+        let width = shown.map(\.name.count).max() ?? 0
         console.print(
-            fields.map { field in
-                let text = if case .string(let string) = field.value { string } else { ValuePrinter.oneLine(field.value) }
+            shown.map { field in
+                let value = field.value.map { value in
+                    if case .string(let string) = value { string } else { ValuePrinter.oneLine(value) }
+                }
+                let text = field.text ?? value ?? "unknown"
                 let suffix = field.key == "size" ? " bytes" : ""
                 return field.name + ":" + String(repeating: " ", count: width - field.name.count + 1) + text + suffix
             }.joined(separator: "\n"))
     }
 
-    private typealias Field = (name: String, key: String, value: StoredValue)
+    /// One line of `info`: its label (empty: JSON only), its JSON key and value (nil: left out of
+    /// the JSON), and the text shown instead of the value, when it is not the value itself.
+    private struct Field {
+        var name: String
+        var key: String
+        var value: StoredValue?
+        var text: String?
+
+        init(_ name: String, _ key: String, _ value: StoredValue?, text: String? = nil) {
+            (self.name, self.key, self.value, self.text) = (name, key, value, text)
+        }
+    }
+
+    /// What an offline replica's own tables say: what it mirrors, its outbox, who it is.
+    private static func replicaFields(_ replica: ReplicaInspection) -> [Field] {
+        let never = "(not synchronized yet)"
+        let oldest = replica.oldestPendingWrite.map { $0.formatted(.iso8601) }
+        let id =
+            replica.copiedFrom != nil && replica.replicaID == nil
+            ? "(none yet: a copy takes its own at its next open)" : replica.replicaID.map { $0 } ?? "(none yet)"
+        return [
+            Field("replica of", "server", replica.server.map { .string($0) }, text: replica.server ?? never),
+            Field("namespace", "namespace", replica.namespace.map { .string($0) }, text: replica.namespace ?? never),
+            Field(
+                "revision read", "revision", replica.revision.map { .int($0) }, text: replica.revision.map(String.init) ?? never),
+            Field(
+                "pending writes", "pendingWrites", .int(Int64(replica.pendingWrites)),
+                text: "\(replica.pendingWrites)" + (oldest.map { " (oldest queued \($0))" } ?? "")),
+            Field("", "oldestPendingWrite", oldest.map { .string($0) }),
+            Field(
+                "last synced", "lastSynced", replica.lastSynced.map { .string($0.formatted(.iso8601)) },
+                text: replica.lastSynced.map { $0.formatted(.iso8601) } ?? "never"),
+            Field("replica id", "replicaID", replica.replicaID.map { .string($0) }, text: id),
+            Field(
+                "copied from", "copiedFrom", replica.copiedFrom.map { .string($0) },
+                text: replica.copiedFrom ?? "no (the original)"),
+        ]
+    }
 
     private static func fileFields(_ location: StoreLocation, _ store: PreferenceStore) -> [Field] {
         let files = [location.path] + (location.kind == .sqlite ? [location.path + "-wal"] : [])
@@ -45,13 +95,13 @@ extension Command {
         let modified = attributes.compactMap { $0[.modificationDate] as? Date }.max()
         let format = location.kind == .sqlite ? "sqlite3" : location.existingPlistFormat == .binary ? "binary" : "xml"
         return [
-            ("backend", "backend", .string(location.kind.name)),
-            ("path", "path", .string(location.path)),
-            ("format", "format", .string(format)),
-            ("size", "size", .int(size)),
-            ("keys", "keyCount", .int(Int64(store.keys.count))),
-            ("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
-            ("last modified", "lastModified", .string(modified.map { $0.formatted(.iso8601) } ?? "unknown")),
+            Field("backend", "backend", .string(location.kind.name)),
+            Field("path", "path", .string(location.path)),
+            Field("format", "format", .string(format)),
+            Field("size", "size", .int(size)),
+            Field("keys", "keyCount", .int(Int64(store.keys.count))),
+            Field("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
+            Field("last modified", "lastModified", .string(modified.map { $0.formatted(.iso8601) } ?? "unknown")),
         ]
     }
 
@@ -59,12 +109,12 @@ extension Command {
     private static func serverFields(_ server: PostgresLocation, _ store: PreferenceStore) throws -> [Field] {
         let revision = try server.summary()?.revision ?? 0
         return [
-            ("backend", "backend", .string("postgresql")),
-            ("server", "server", .string(server.server)),
-            ("namespace", "namespace", .string(server.namespace)),
-            ("keys", "keyCount", .int(Int64(store.keys.count))),
-            ("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
-            ("revision", "revision", .int(revision)),
+            Field("backend", "backend", .string("postgresql")),
+            Field("server", "server", .string(server.server)),
+            Field("namespace", "namespace", .string(server.namespace)),
+            Field("keys", "keyCount", .int(Int64(store.keys.count))),
+            Field("schema version", "schemaVersion", .int(Int64(store.schemaVersion))),
+            Field("revision", "revision", .int(revision)),
         ]
     }
 
@@ -77,8 +127,14 @@ extension Command {
             row must decode; so must every row of a PostgreSQL namespace. Nothing is repaired,
             moved or rewritten. Valid data StoredKit does not read (a value nested deeper than 512
             levels, a UID, an integer beyond 64 bits) is called intact, with status 3.
+            An offline replica's own tables must hold what StoredKit writes there: a row of the outbox
+            or of the stamps with columns of the wrong type, an outbox entry whose value does not
+            decode, a sync row that names no namespace or server is damage (status 4, naming the file,
+            the table and the key); 'stored sync' refuses such a replica, so nothing is sent. A stamp
+            more than a day ahead of this machine's clock is status 3: the clock ran ahead when the
+            write was made (a server clamps such a stamp), or the file was edited.
             """,
-        examples: ["stored check prefs.sqlite && echo sound"],
+        examples: ["stored check prefs.sqlite && echo sound", "stored check ~/.local/state/my-app/prefs.replica"],
         positionalCount: 1...1
     ) { arguments, console in
         let location = try StoreLocation(arguments)
@@ -95,6 +151,8 @@ extension Command {
             let problems = try SQLiteBackend(at: location.url, corruption: .fail).quickCheck()
             if !problems.isEmpty { throw damaged(location, problems) }
         }
+        let replica = try location.replica()
+        if let replica { try requireConsistent(replica) }
         let store = try location.openExisting()
         // Keys equal in Swift but not in bytes are an ambiguity, not damage: both are in the file.
         let ambiguous = store.recentEvents.filter { if case .equivalentKeys = $0 { true } else { false } }
@@ -113,8 +171,43 @@ extension Command {
                     + "which StoredKit does not read; they are kept as they are. "
                     + "Flatten them with the program that wrote them, or delete them with 'stored delete'.")
         }
-        console.print("'\(location.path)' is sound: \(location.kind.name), \(keyCount(store.keys.count)).")
+        let mirrors = replica.map { replica in
+            " replica of "
+                + (replica.namespace.map { "namespace '\($0)' on \(replica.server ?? "?")" } ?? "a namespace not synchronized yet")
+                + ", \(replica.pendingWrites) pending write\(replica.pendingWrites == 1 ? "" : "s")"
+        }
+        console.print("'\(location.path)' is sound: \(location.kind.name)\(mirrors ?? ""), \(keyCount(store.keys.count)).")
         for event in ambiguous { console.print("note: \(event)") }
+    }
+
+    /// Fails when an offline replica's tables contradict themselves: status 4 for damage (what
+    /// `stored sync` refuses to send), status 3 for stamps from the future alone.
+    static func requireConsistent(_ replica: ReplicaInspection) throws(CLIError) {
+        let damage = replica.problems.filter { $0.kind == .damaged }
+        if !damage.isEmpty {
+            let keys = damage.compactMap(\.key)
+            let remedy =
+                keys.isEmpty
+                ? "Restore a backup of the file, or remove it and let the app make a new replica (its pending writes are then lost)."
+                : "Delete the rows named (sqlite3 '\(replica.path)' \"DELETE FROM replica_stamps WHERE key = '\(keys[0])'\"; "
+                    + "that key's local write is then not sent), or restore a backup of the file."
+            throw CLIError(
+                .corruptStore,
+                "'\(replica.path)' is a replica whose own tables contradict its outbox and values: \(listed(damage)). "
+                    + "Nothing was sent. \(remedy)")
+        }
+        if !replica.problems.isEmpty {
+            throw CLIError(
+                .invalidInput,
+                "'\(replica.path)' is an intact replica, but \(listed(replica.problems)). Check this machine's clock "
+                    + "(timedatectl); a server records such a stamp at its own time plus the allowed skew.")
+        }
+    }
+
+    /// The first problems, and how many more.
+    private static func listed(_ problems: [ReplicaInspection.Problem]) -> String {
+        problems.prefix(3).map(\.description).joined(separator: "; ")
+            + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
     }
 
     /// "1 key", "3 keys".

@@ -6,7 +6,8 @@ import StoredKitPostgres
 /// location, or a namespace on a PostgreSQL server.
 ///
 /// - A path ending in `.plist` is a plist store; `.sqlite`, `.sqlite3` or `.db` an SQLite store;
-///   any other path is detected by content (a missing or empty one becomes a plist).
+///   any other path is detected by content (a missing or empty one becomes a plist). An offline
+///   replica's file (`prefs.replica`) is an SQLite store with tables of its own (``replica()``).
 /// - An argument without `/` and without one of those extensions is a suite name:
 ///   `com.example.app` → `$XDG_CONFIG_HOME/com.example.app.plist` (default `~/.config`).
 ///   Write `./name` for a file in the current directory.
@@ -62,7 +63,10 @@ struct StoreLocation: Sendable {
         }
         self.argument = argument
         let pathExtension = (argument as NSString).pathExtension.lowercased()
-        isSuite = !argument.contains("/") && StoreFileFormat.fileExtensions[pathExtension] == nil
+        // `prefs.replica` is how the library's documentation names an offline replica's file.
+        isSuite =
+            !argument.contains("/") && StoreFileFormat.fileExtensions[pathExtension] == nil
+            && pathExtension != Self.replicaExtension
         url =
             isSuite
             ? PlistBackend.fileURL(forSuite: argument, environment: environment)
@@ -77,6 +81,15 @@ struct StoreLocation: Sendable {
         if let namespace, server == nil {
             throw CLIError.usage(nil, "--namespace \(namespace) applies to a PostgreSQL STORE; '\(path)' is a file")
         }
+    }
+
+    /// The extension of an offline replica's file (an SQLite store with the replica's tables).
+    static let replicaExtension = "replica"
+
+    /// The offline replica this SQLite file is, read without changing it; nil for any other store.
+    func replica() throws -> ReplicaInspection? {
+        guard kind == .sqlite, ReplicaInspection.isReplica(path: path) else { return nil }
+        return try ReplicaInspection(path: path)
     }
 
     /// What messages name: the file's path, or the server (no password) and namespace.
