@@ -18,6 +18,9 @@ enum ExitCode: Int32, Sendable {
     case serverUnreachable = 6
     /// A write of a key that an administrator's forced file holds: nothing was written.
     case forced = 7
+    /// `stored sync`: the server refused some of the replica's writes (each is listed); they left
+    /// the outbox and their keys went back to the server's values. The rest was synchronized.
+    case refusedByServer = 8
 }
 
 /// A failure that ends the command: its exit status and one line for stderr that names the file
@@ -65,6 +68,8 @@ struct CLIError: Error, Sendable, CustomStringConvertible {
             return .serverUnreachable
         case .backendFailed(_, _, let underlying as StoreError): return exitCode(for: underlying)
         case .forced: return .forced
+        // A replica that could not reach its server in time: nothing was lost, the writes wait.
+        case .notSynchronized: return .serverUnreachable
         case .typeMismatch, .unrepresentable, .refused, .keyExists, .unsupportedFile, .notStoredKitDatabase,
             .restoredWithoutHeader:
             return .invalidInput

@@ -24,7 +24,7 @@ struct Command: Sendable {
     static let all: [Command] =
         ([
             .read, .readType, .write, .delete, .rename, .keys, .find, .layers,
-            .export, .import, .watch, .info, .check, .convert, .namespaces, .postgresSetup, .access, .help,
+            .export, .import, .watch, .info, .check, .convert, .namespaces, .sync, .postgresSetup, .access, .help,
         ] as [Command]).map { command in
             guard command.arguments.contains("STORE") || command.name == "convert" else { return command }
             var withNamespace = command

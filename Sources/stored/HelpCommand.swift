@@ -37,6 +37,8 @@ enum HelpText {
               NAME (no '/', no extension above)
                                            the suite NAME: $XDG_CONFIG_HOME/NAME.plist (default ~/.config),
                                            where Foundation's UserDefaults(suiteName: NAME) keeps it
+              *.replica                    an offline replica of a PostgreSQL namespace (an SQLite store;
+                                           info and check show what it mirrors and its outbox)
               postgresql://USER@HOST:PORT/DB, or libpq's 'host=HOST dbname=DB ...'
                                            the namespace --namespace NAME (default: default) on that
                                            server; the password (URL, PGPASSWORD, ~/.pgpass) is never shown
@@ -60,8 +62,10 @@ enum HelpText {
               3  invalid value or input file (--int abc, malformed JSON or import file, a key that exists, a valid store file holding what StoredKit cannot read)
               4  corrupt store
               5  I/O or permission error, or a store that does not exist
-              6  PostgreSQL server unreachable (not running, wrong host or port, starting up); try again later
+              6  PostgreSQL server unreachable (not running, wrong host or port, starting up); try again later.
+                 For sync: nothing was lost, the replica's writes wait in it and are sent by a later sync or app
               7  key forced by an administrator (a suite's forced file, or --forced FILE): nothing was written
+              8  sync: the server refused some of the replica's writes (listed); the rest was synchronized
               130  ended by SIGINT (Ctrl-C), 143  ended by SIGTERM: pending writes flushed (at most 5 s), connections closed
 
             Errors go to stderr as one line naming the file or key and what to do.
