@@ -7,8 +7,8 @@ import Synchronization
 extension Command {
     static let sync = Command(
         name: "sync",
-        arguments: "URL",
-        summary: "Send an offline replica's pending writes to its server and take the server's changes",
+        arguments: "URL --replica FILE",
+        summary: "Send an offline replica's pending writes and take the server's changes",
         discussion: """
             Opens the replica FILE (an SQLite file an app made with .postgres(url:namespace:replica:))
             as the app does, sends its pending writes to the namespace on URL, reads what others
@@ -26,7 +26,7 @@ extension Command {
             sync or the app. A write the server refused makes the status 8; the others are synced.
             """,
         options: [
-            .namespace,
+            OptionSpec("namespace", value: "NAME", "The namespace (default: the one the replica mirrors, else default)."),
             OptionSpec("replica", value: "FILE", "The replica's file (required)."),
             OptionSpec("timeout", value: "S", "Give up after S seconds (default 30)."),
         ],
@@ -150,59 +150,8 @@ enum SyncRun {
     /// another failure (a role that may not read, a replica of another namespace) is its own.
     static func cliError(_ error: any Error, report: SyncReport) -> CLIError {
         guard case .notSynchronized = error as? StoreError, let cause = report.lastFailure else { return CLIError(error) }
-        let underlying = CLIError(cause)
-        return underlying.exitCode == .serverUnreachable ? CLIError(error) : underlying
+        // The message says why (the last attempt's failure) and that nothing was lost; the status, which failure it was.
+        let status = CLIError(cause).exitCode
+        return status == .serverUnreachable ? CLIError(error) : CLIError(status, CLIError(error).message)
     }
-}
-
-/// The lines `stored sync` prints of a report: one per key, then the summary.
-///
-/// ```swift
-/// SyncPrinter(report: report, console: Console()).printKeys()  //=> sent volume: 0.8
-/// ```
-struct SyncPrinter {
-    let report: SyncReport
-    let console: Console
-
-    var refusedKeys: [String] {
-        report.sent.values.filter { if case .refused = $0.outcome { true } else { false } }.map(\.key).sorted()
-    }
-
-    func printKeys() {
-        for upload in report.sent.values.sorted(by: { $0.key < $1.key }) {
-            let line = "\(ValuePrinter.keyText(upload.key)): \(shown(upload.value))"
-            switch upload.outcome {
-            case .applied: console.print("sent \(line)")
-            case .clamped:
-                console.print("sent \(line) (stamped at the server's clock: this machine's clock is ahead)")
-            case .lost:
-                let winner = report.received[upload.key].map { " holds \(shown($0))" } ?? " holds the key"
-                console.print("lost \(line) (a change made later elsewhere\(winner))")
-            case .refused(let reason): console.print("refused \(line) (\(reason))")
-            case .superseded:
-                console.print(
-                    "skipped \(line) (a migration another replica brought to the server first; the server's value stands)")
-            case .notApplied:
-                console.print("sent \(line) (not applied: the server holds a later write, or this one already)")
-            }
-        }
-        for (key, value) in report.received.sorted(by: { $0.key < $1.key }) {
-            if case .lost = report.sent[key]?.outcome { continue }  // said with the write that lost
-            console.print("received \(ValuePrinter.keyText(key)): \(shown(value))")
-        }
-    }
-
-    func printSummary(_ what: String, pending: Int) {
-        let outcomes = report.sent.values.map(\.outcome)
-        let lost = outcomes.filter { $0 == .lost }.count
-        let refused = refusedKeys.count
-        let sent = outcomes.count - lost - refused
-        // The winner of a write that lost is told on its line, not as received.
-        let received = report.received.keys.filter { report.sent[$0]?.outcome != .lost }.count
-        let waiting = pending == 0 ? "nothing waits" : "\(pending) write\(pending == 1 ? " waits" : "s wait") in the replica"
-        console.print(
-            "\(what): \(sent) sent, \(lost) lost to later writes, \(refused) refused, \(received) received; \(waiting).")
-    }
-
-    private func shown(_ value: StoredValue?) -> String { value.map(ValuePrinter.oneLine) ?? "(removed)" }
 }
