@@ -32,19 +32,27 @@ struct SyncPrinter {
                 console.print("sent \(line) (not applied: the server holds a later write, or this one already)")
             }
         }
+        for key in report.lostUnsent.sorted() {
+            let winner = report.received[key].map { " holds \(shown($0))" } ?? " holds the key"
+            console.print("lost \(ValuePrinter.keyText(key)) (not sent: a change made later elsewhere\(winner))")
+        }
         for (key, value) in report.received.sorted(by: { $0.key < $1.key }) {
-            if case .lost = report.sent[key]?.outcome { continue }  // said with the write that lost
+            // Said with the write that lost.
+            if report.sent[key]?.outcome == .lost || report.lostUnsent.contains(key) { continue }
             console.print("received \(ValuePrinter.keyText(key)): \(shown(value))")
         }
     }
 
     func printSummary(_ what: String, pending: Int) {
         let outcomes = report.sent.values.map(\.outcome)
-        let lost = outcomes.filter { $0 == .lost }.count
+        let lostSent = outcomes.filter { $0 == .lost }.count
+        let lost = lostSent + report.lostUnsent.count
         let refused = refusedKeys.count
-        let sent = outcomes.count - lost - refused
+        let sent = outcomes.count - lostSent - refused
         // The winner of a write that lost is told on its line, not as received.
-        let received = report.received.keys.filter { report.sent[$0]?.outcome != .lost }.count
+        let received = report.received.keys.filter {
+            report.sent[$0]?.outcome != .lost && !report.lostUnsent.contains($0)
+        }.count
         let waiting = pending == 0 ? "nothing waits" : "\(pending) write\(pending == 1 ? " waits" : "s wait") in the replica"
         console.print(
             "\(what): \(sent) sent, \(lost) lost to later writes, \(refused) refused, \(received) received; \(waiting).")

@@ -58,6 +58,25 @@ struct ReplicaSyncCommandTests {
         #expect(again.stdout.contains("0 sent"), "\(again)")
     }
 
+    /// A replica that never reached the server reads it before it sends: a write beaten by a
+    /// later one made elsewhere leaves the outbox unsent, and is reported lost all the same.
+    @Test func aWriteBeatenBeforeItIsSentIsReportedLost() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let url = try CLIPostgresServer.requireURL()
+        let namespace = CLIPostgresServer.freshNamespace("unsent")
+        try ReplicaFixture.offlineWrites(["color=red", "volume=0.9"], file: cli.path("prefs.replica"), namespace: namespace)
+        #expect(try cli.run("write", url, "--namespace", namespace, "color", "blue").status == 0)
+
+        let sync = try cli.run("sync", url, "--namespace", namespace, "--replica", "prefs.replica")
+
+        #expect(sync.status == 0, "\(sync)")
+        #expect(sync.lines.contains("lost color (not sent: a change made later elsewhere holds \"blue\")"), "\(sync)")
+        #expect(sync.lines.contains("sent volume: \"0.9\""), "\(sync)")
+        #expect(sync.lines.last?.contains("1 sent, 1 lost to later writes, 0 refused, 0 received") == true, "\(sync)")
+        #expect(try Self.serverValue(url, namespace, "color") == "blue")
+    }
+
     @Test func aWriteTheServerRefusesIsListedWithItsReasonAndStatus8AndTheRestIsSent() throws {
         let cli = try StoredProcess()
         defer { cli.removeScratch() }
