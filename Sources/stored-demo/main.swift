@@ -114,8 +114,8 @@ do {
         if let reason = SharedStore.synchronize(store, timeout: SharedStore.commandSyncTimeout) {
             let state = store.syncState.map { "\($0)" } ?? "not synced"
             standardError(
-                "stored-demo: \(state): the change is kept in '\(DemoCommand.displayPath(of: shared.replica))' "
-                    + "and sent the next time stored-demo runs on it (\(reason))")
+                "stored-demo: \(state); the change is kept in '\(DemoCommand.displayPath(of: shared.replica))' "
+                    + "and sent the next time stored-demo runs on it. \(reason)")
         }
     }
     print(app.render())

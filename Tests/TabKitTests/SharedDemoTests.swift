@@ -20,6 +20,7 @@ struct SharedDemoOfflineTests {
         ])
         #expect(demo.waitForScreen { _ in demo.shows("▸ [x] Home") && demo.shows("offline — everything synced (never synced)") })
         #expect(demo.shows("shared 'home', replica: "))
+        #expect(demo.waitForScreen { _ in demo.shows("The server is out of reach; changes wait in the replica") })
 
         try demo.type("jj ")  // Climate, hidden
         #expect(demo.waitForScreen { _ in demo.shows("[ ] Climate") && demo.shows("offline — 1 change not synced yet") })

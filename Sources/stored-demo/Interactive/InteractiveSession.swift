@@ -45,6 +45,7 @@ struct InteractiveSession {
         // it; the diagnostics do. Subscribed here, before the first frame, so none is missed.
         let notices = LatestNotice()
         let syncNotices = LatestNotice()
+        let connectionNotices = LatestNotice()
         let diagnostics = app.store.diagnostics
         let listener = Task {
             for await event in diagnostics {
@@ -65,6 +66,10 @@ struct InteractiveSession {
                     syncNotices.add(
                         "This clock is ahead of the server's: your change to \(SmartHome.syncedThing(key)) got its time.")
                     waker.wake()
+                // Once per outage.
+                case .connectionLost(_, let reason):
+                    connectionNotices.add(Self.outOfReach(reason))
+                    waker.wake()
                 default: break
                 }
             }
@@ -83,6 +88,14 @@ struct InteractiveSession {
             state.noteAdministratorChange(
                 "'\(DemoCommand.displayPath(of: path))' cannot be read, so it locks nothing: \(reason)", problem: true)
         }
+        // The first attempt to reach the server can fail before the listener above subscribed.
+        let connection = app.store.recentEvents.last { event in
+            switch event {
+            case .connectionLost, .connectionRestored: true
+            default: false
+            }
+        }
+        if case .connectionLost(_, let reason) = connection { state.noteSyncOutcome(Self.outOfReach(reason)) }
         var reader = KeyReader()
         let renderer = SidebarRenderer(style: screen.style, location: location, isShared: isShared)
         let syncState = SyncStateWatch(store: app.store, waker: waker)
@@ -109,6 +122,7 @@ struct InteractiveSession {
                 // change of the locks came from a later, good read: it is what the screen shows now.
                 let problem = notices.take()
                 let syncNotice = syncNotices.take()
+                let connectionNotice = connectionNotices.take()
                 if now.locks != told.locks {
                     let locks = now.locks.summary ?? "nothing is locked any more."
                     state.noteAdministratorChange(locks + (change.map { " " + $0 } ?? ""))
@@ -116,6 +130,8 @@ struct InteractiveSession {
                     state.noteAdministratorChange(problem, problem: true)
                 } else if let syncNotice {
                     state.noteSyncOutcome(syncNotice)
+                } else if let connectionNotice, change == nil {
+                    state.noteSyncOutcome(connectionNotice)
                 } else if let change {
                     // A locked value that changed was changed in the forced file: nobody else can.
                     if now.changedLockedValue(since: told) {
@@ -136,6 +152,14 @@ struct InteractiveSession {
             if !keys.isEmpty { told = DemoSnapshot(app: app, model: app.makeModel()) }
             if events.inputEnded { return 128 + EventPoller.hangUpSignal }  // the terminal went away
         }
+    }
+}
+
+extension InteractiveSession {
+    /// The status line's words for a server out of reach: why the sync line says offline (a wrong
+    /// URL or password shows here).
+    static func outOfReach(_ reason: String) -> String {
+        "The server is out of reach; changes wait in the replica: \(reason)"
     }
 }
 
