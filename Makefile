@@ -2,10 +2,12 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo)
 
-.PHONY: demo test bench bench-quick deps deps-sqlite deps-postgres deps-faketime lint api-check torture fuzz docs docs-preview docs-check docs-python docs-deps
+.PHONY: demo test bench bench-quick deps deps-sqlite deps-libpq deps-postgres deps-faketime lint api-check torture fuzz docs docs-preview docs-check docs-python docs-deps
 
-## Run the demo: a sidebar whose customization persists in an embedded SQLite store.
-demo: deps-sqlite
+## Run the demo: a sidebar whose customization persists in an embedded SQLite store. (It links
+## libpq for `stored-demo --shared URL`, the same sidebar on a replica of a PostgreSQL namespace;
+## `make demo` itself needs no server.)
+demo: deps-sqlite deps-libpq
 	$(SWIFT) run stored-demo
 
 ## Run every test (unit, CLI, multi-process, PostgreSQL). XDG_CONFIG_HOME points at a throwaway
@@ -65,13 +67,18 @@ lint:
 ## Debian packages the build needs. StoredKit links SQLite only (libsqlite3-dev); StoredKitPostgres
 ## and everything built on it (the CLI, the tools, the tests) need libpq's headers (libpq-dev), and
 ## the tests a PostgreSQL server they start and stop themselves. `make demo` builds stored-demo,
-## which imports StoredKit alone, so it installs deps-sqlite only; every other target builds the
-## whole package and installs both.
+## which imports StoredKit and StoredKitPostgres (for --shared) but needs no server, so it installs
+## deps-sqlite and deps-libpq only; every other target builds the whole package and installs both.
 deps: deps-sqlite deps-postgres
 deps-sqlite:
 	@if ! pkg-config --exists sqlite3 2>/dev/null; then \
 		echo "Installing libsqlite3-dev and pkg-config..."; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libsqlite3-dev pkg-config sqlite3; \
+	fi
+deps-libpq:
+	@if ! pkg-config --exists libpq 2>/dev/null; then \
+		echo "Installing libpq-dev (the PostgreSQL client library)..."; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libpq-dev; \
 	fi
 deps-postgres:
 	@if ! pkg-config --exists libpq 2>/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \

@@ -31,7 +31,9 @@ let package = Package(
         .target(name: "StoredKitConformance", dependencies: ["StoredKit"]),
         .target(name: "TabKit"),
         .executableTarget(name: "stored", dependencies: ["StoredKit", "StoredKitPostgres"]),
-        .executableTarget(name: "stored-demo", dependencies: ["StoredKit", "TabKit"]),
+        // The demo runs on an embedded SQLite store, or (`--shared URL --replica FILE`) on a local replica of a
+        // PostgreSQL namespace, so it links libpq too.
+        .executableTarget(name: "stored-demo", dependencies: ["StoredKit", "StoredKitPostgres", "TabKit"]),
         // Per-thread allocation (malloc interposed) and instruction counts: linked into stored-bench only.
         .target(name: "CBenchmarkCounters", path: "Benchmarks/CBenchmarkCounters"),
         .executableTarget(

@@ -18,8 +18,10 @@ enum DemoCommand: Equatable {
 
     static let usage = """
         usage: stored-demo [--store PATH] [--forced FILE] [COMMAND]
+               stored-demo --shared URL [--namespace NAME] [--replica FILE] [--forced FILE] [COMMAND]
 
-        Shows a smart-home sidebar whose customization persists in an embedded SQLite store.
+        Shows a smart-home sidebar whose customization persists in an embedded SQLite store, or
+        with --shared in a PostgreSQL namespace that several machines share, through a local replica.
 
         commands:
           (none)                          in a terminal: the interactive sidebar (keys on its
@@ -44,6 +46,15 @@ enum DemoCommand: Equatable {
           --forced FILE                   the administrator's forced plist: the keys it holds
                                           (rooms, sidebar, selection) are locked; edits to it
                                           show at once (default: \(standardForcedPath))
+          --shared URL                    use the PostgreSQL server at URL (postgresql://user@host/db)
+                                          instead of --store: windows on the same namespace stay in
+                                          step; with the server down each works on its replica, says
+                                          "offline — N changes not synced yet", and sends them when it
+                                          is back, where the change made last wins
+          --namespace NAME                the shared namespace (default: \(SharedStore.defaultNamespace))
+          --replica FILE                  this window's replica, one per machine (default:
+                                          $XDG_STATE_HOME/stored-demo/NAME.replica); give each
+                                          window its own to play two machines on one
         """
 
     /// The forced file an administrator puts in place for the demo, where ``PreferenceStore/standard``
@@ -51,13 +62,16 @@ enum DemoCommand: Equatable {
     /// a missing file locks nothing.
     static let standardForcedPath = "/etc/storedkit/forced/stored-demo.plist"
 
-    /// Parses the arguments after the program name; returns the command, the store path and the
-    /// administrator's forced file.
-    static func parse(_ arguments: [String]) throws(DemoError) -> (DemoCommand, store: URL, forced: URL) {
+    /// Parses the arguments after the program name; returns the command, the store path, the
+    /// administrator's forced file and, with `--shared`, the shared namespace that replaces the store.
+    static func parse(
+        _ arguments: [String]
+    ) throws(DemoError) -> (DemoCommand, store: URL, forced: URL, shared: SharedStore?) {
         var words: [String] = []
-        var store = defaultStoreURL()
+        var store: URL?
         var forced = URL(fileURLWithPath: standardForcedPath)
         var options: [String: String] = [:]
+        var sharing: [String: String] = [:]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -66,6 +80,7 @@ enum DemoCommand: Equatable {
                 let value = arguments[index + 1]
                 switch argument {
                 case "--store": store = URL(fileURLWithPath: value)
+                case "--shared", "--namespace", "--replica": sharing[argument] = value
                 case "--forced": forced = URL(fileURLWithPath: value)
                 case "--to", "--at", "--count": options[argument] = value
                 default: throw .usage("unknown option \(argument)")
@@ -76,7 +91,30 @@ enum DemoCommand: Equatable {
                 index += 1
             }
         }
-        return (try command(words, options), store, forced)
+        let shared = try sharedStore(sharing, store: store)
+        return (try command(words, options), store ?? defaultStoreURL(), forced, shared)
+    }
+
+    /// The shared namespace `--shared`, `--namespace` and `--replica` name; `nil` without `--shared`.
+    private static func sharedStore(_ options: [String: String], store: URL?) throws(DemoError) -> SharedStore? {
+        guard let url = options["--shared"] else {
+            if let option = ["--namespace", "--replica"].first(where: { options[$0] != nil }) {
+                throw .usage("\(option) needs --shared URL (the server the replica mirrors)")
+            }
+            return nil
+        }
+        guard store == nil else {
+            throw .usage("--store and --shared exclude each other: the shared sidebar lives on the server and its replica")
+        }
+        guard !url.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw .usage("--shared needs the server's URL, such as postgresql://user@host/database")
+        }
+        let namespace = options["--namespace"] ?? SharedStore.defaultNamespace
+        guard !namespace.isEmpty else { throw .usage("--namespace needs a name, such as \(SharedStore.defaultNamespace)") }
+        if options["--replica"]?.isEmpty == true { throw .usage("--replica needs a file, such as ~/demo.replica") }
+        let replica =
+            options["--replica"].map { URL(fileURLWithPath: $0) } ?? SharedStore.defaultReplicaURL(namespace: namespace)
+        return SharedStore(url: url, namespace: namespace, replica: replica)
     }
 
     private static func command(_ words: [String], _ options: [String: String]) throws(DemoError) -> DemoCommand {

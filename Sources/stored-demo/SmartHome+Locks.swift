@@ -102,6 +102,15 @@ extension SmartHome {
         }
     }
 
+    /// What a key is, in a sentence about a change of it the server did not take.
+    ///
+    /// ```swift
+    /// SmartHome.syncedThing("sidebar")  //=> "the sidebar"
+    /// ```
+    static func syncedThing(_ key: String) -> String {
+        key == StoredKeys.sidebar.name ? "the sidebar" : lockedThing(key)
+    }
+
     /// Throws ``DemoError/refused(_:)`` naming the forced file when `key` is locked.
     func requireUnlocked(_ key: String) throws {
         if let file = forcedFile(of: key) { throw DemoError.refused(Self.lockedMessage(key: key, file: file)) }

@@ -5,8 +5,8 @@ import Synchronization
 import TabKit
 
 // stored-demo: the showcase. A SwiftUI-style sidebar whose customization persists with @Stored
-// in an embedded SQLite store: customized interactively in a terminal, changed from the command
-// line, and followed live by every open window.
+// in an embedded SQLite store (or, with --shared, a replica of a PostgreSQL namespace): customized
+// interactively in a terminal, changed from the command line, and followed live by every open window.
 
 /// Writes a line to standard error. Its text may quote a file the user does not control (the
 /// administrator's forced file, a corrupt store): control characters but line breaks, and
@@ -22,7 +22,7 @@ func standardOutput(_ text: String) {
 }
 
 do {
-    let (command, storeURL, forcedURL) = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
+    let (command, storeURL, forcedURL, shared) = try DemoCommand.parse(Array(CommandLine.arguments.dropFirst()))
     let interactive =
         command == .show && RawTerminal.standardStreamsAreInteractive
         && ProcessInfo.processInfo.environment["TERM"] != "dumb"
@@ -38,7 +38,10 @@ do {
     // (refused, not moved aside, so the person sees why), leaves the terminal as it was.
     // The administrator's forced file (the standard path unless --forced names one) is a layer
     // above the user's values: the keys it holds are locked, and its edits reach every window.
-    let store = try SmartHome.openStore(at: storeURL, forcedFile: forcedURL, corruption: interactive ? .fail : .quarantine)
+    // A shared sidebar opens from its replica, never waiting for the server.
+    let store =
+        try shared?.open(forcedFile: forcedURL)
+        ?? SmartHome.openStore(at: storeURL, forcedFile: forcedURL, corruption: interactive ? .fail : .quarantine)
     let app = SmartHome(store: store)
     if !interactive {  // the interactive screen says it on its status line
         for case .layerFileUnreadable(let path, let reason, _) in store.recentEvents {
@@ -46,8 +49,12 @@ do {
         }
     }
     if interactive {
-        let status = try InteractiveSession(app: app, storePath: DemoCommand.displayPath(of: storeURL)).run()
+        let location = shared?.location ?? ("store", DemoCommand.displayPath(of: storeURL))
+        let status = try InteractiveSession(app: app, location: location, isShared: shared != nil).run()
         try store.flush()
+        // Online, what the last keys queued goes now rather than at the next start; offline the
+        // replica keeps it, and waiting would only delay the quit.
+        if store.syncState?.isConnected == true { _ = SharedStore.synchronize(store, timeout: SharedStore.quitSyncTimeout) }
         exit(status)
     }
     let sidebar = app.sidebar
@@ -101,8 +108,18 @@ do {
         exit(0)
     }
     try store.flush()
+    if let shared {
+        // A command run from a script ends at once: the change is sent (and the server's read)
+        // before it prints, or it waits in the replica for the next run.
+        if let reason = SharedStore.synchronize(store, timeout: SharedStore.commandSyncTimeout) {
+            let state = store.syncState.map { "\($0)" } ?? "not synced"
+            standardError(
+                "stored-demo: \(state); the change is kept in '\(DemoCommand.displayPath(of: shared.replica))' "
+                    + "and sent the next time stored-demo runs on it. \(reason)")
+        }
+    }
     print(app.render())
-    print("\nThe raw stored value: swift run stored read \(storeURL.path) sidebar")
+    if shared == nil { print("\nThe raw stored value: swift run stored read \(storeURL.path) sidebar") }
 } catch DemoError.help {
     print(DemoCommand.usage)
 } catch DemoError.usage(let message) {

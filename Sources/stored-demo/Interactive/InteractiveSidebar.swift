@@ -118,6 +118,12 @@ struct InteractiveSidebar {
         status = Status(text: "From the administrator: " + description, kind: problem ? .refused : .external)
     }
 
+    /// Says on the status line what became of a change made here once the server saw it: it lost
+    /// to a later one made elsewhere, the server refused it, or its stamp was clamped (a warning).
+    mutating func noteSyncOutcome(_ description: String) {
+        status = Status(text: description, kind: .refused)
+    }
+
     private mutating func moveCursor(by offset: Int, in sidebar: ResolvedSidebar<Int>) {
         let tabs = sidebar.allTabs
         guard !tabs.isEmpty else { return }

@@ -1,12 +1,16 @@
+import Foundation
+import StoredKit
 import TabKit
 
 /// Draws the interactive screen as a ``Frame``: a title line, the sidebar on the left (sections
 /// and tabs as the resolver gives them, hidden tabs unchecked), the opened tab's content pane on
-/// the right, the status line and a one-line key help.
+/// the right, the status line and a one-line key help; a shared sidebar also gets a sync line
+/// above the status line ("offline — 2 changes not synced yet (never synced)").
 ///
 /// ```swift
-/// let frame = SidebarRenderer(style: style, storePath: "prefs.sqlite")
-///     .frame(for: &state, model: model, sidebar: model.sidebar(customization: app.customization), size: size)
+/// let frame = SidebarRenderer(style: style, location: ("store", "prefs.sqlite"))
+///     .frame(for: &state, model: model, sidebar: model.sidebar(customization: app.customization), locks: app.locks,
+///         sync: store.syncState, size: size)
 /// try screen.draw(frame, size: size)
 /// ```
 struct SidebarRenderer {
@@ -15,19 +19,23 @@ struct SidebarRenderer {
     static let sidebarWidth = 30
 
     let style: ScreenStyle
-    let storePath: String
+    /// Where the sidebar is kept, on the right of the title line as "LABEL: PATH": the store file,
+    /// or the shared namespace and this window's replica. A path too long keeps its end.
+    let location: (label: String, path: String)
+    /// Whether the sidebar is shared through a replica (the pane's hint says how to open another window).
+    var isShared = false
 
     private var symbols: ScreenStyle.Symbols { style.symbols }
 
     /// The whole screen for this state and size; a screen too small gets a message instead.
     func frame(
         for state: inout InteractiveSidebar, model: TabViewModel<Int>, sidebar: ResolvedSidebar<Int>, locks: DemoLocks,
-        size: TerminalSize
+        sync: SyncState? = nil, size: TerminalSize
     ) -> Frame {
         guard size.isAtLeast(Self.minimumSize) else { return tooSmall(size) }
         let cursor = state.cursorTab(in: sidebar)
         let opened = sidebar.allTabs.first { $0.value == model.selection }
-        let bodyHeight = size.rows - 5
+        let bodyHeight = size.rows - 5 - (sync == nil ? 0 : 1)
         let paneWidth = size.columns - Self.sidebarWidth - 1
         let left = sidebarRows(sidebar, cursor: cursor, opened: opened, locks: locks, height: bodyHeight)
         let right = paneRows(opened: opened, cursor: cursor, sidebar: sidebar, locks: locks, width: paneWidth) { tab in
@@ -41,6 +49,7 @@ struct SidebarRenderer {
                     + (row < right.count ? right[row] : []))
         }
         lines.append([Span(rule(size.columns), .dimmed)])
+        if let sync { lines.append(syncLine(sync)) }
         var cursorPosition: (row: Int, column: Int)?
         if let prompt = state.prompt {
             let label = " New room: "
@@ -61,11 +70,23 @@ struct SidebarRenderer {
         ]
     }
 
+    /// Where the replica stands with the server, as ``SyncState/description`` says it: a warning
+    /// while offline, a notice while changes wait, dimmed once everything is synced.
+    private func syncLine(_ sync: SyncState) -> [Span] {
+        let attribute: Span.Attribute = !sync.isConnected ? .warning : (sync.pendingWrites > 0 ? .notice : .dimmed)
+        // Outside a UTF-8 locale the dash would print as `?`, as every character not ASCII does.
+        let text = style.unicode ? sync.description : sync.description.replacingOccurrences(of: "—", with: "-")
+        return [Span(" " + text, attribute)]
+    }
+
     private func titleLine(width: Int) -> [Span] {
         let title = " Smart Home " + symbols.rule + " stored-demo"
         let room = width - title.count - 2
-        var path = "store: " + storePath
-        if style.columns(of: path) > room { path = "store: ..." + String(storePath.suffix(max(room - 10, 0))) }
+        let label = location.label + ": "
+        var path = label + location.path
+        if style.columns(of: path) > room {
+            path = label + "..." + String(location.path.suffix(max(room - label.count - 3, 0)))
+        }
         return [
             Span(title, .title), Span(String(repeating: " ", count: max(width - title.count - style.columns(of: path) - 1, 1))),
             Span(path, .dimmed),
@@ -136,10 +157,13 @@ struct SidebarRenderer {
             rows += wrap(summary, width: width - 2).map { [Span(" " + $0, .warning)] }
             rows.append([])
         }
-        rows += wrap(
-            "Run stored-demo in a second terminal on the same store: a change in either shows in both.", width: width - 2
-        )
-        .map { [Span(" " + $0, .dimmed)] }
+        let hint =
+            isShared
+            ? "Run stored-demo --shared in a second terminal with its own --replica: a change in either shows in both, "
+                + "also one made while the server was down."
+            : "Run stored-demo in a second terminal on the same store: a change in either shows in both."
+        rows += wrap(hint, width: width - 2)
+            .map { [Span(" " + $0, .dimmed)] }
         return rows
     }
 
