@@ -294,7 +294,11 @@ package final class ReplicaSyncer: Sendable {
 
     private func failed(_ error: any Error) -> Double {
         let pending = (try? replica.pendingSummary().count) ?? 0
-        let reason = (error as? StoreError)?.description ?? "\(error)"
+        // The server's own words: a plain store's advice (flush again) is not a replica's to give.
+        let reason =
+            if case .postgres(_, _, let message)? = error as? StoreError { message } else {
+                (error as? StoreError)?.description ?? "\(error)"
+            }
         let (failures, lost, onSignal) = state.withLock { state in
             state.failures += 1
             state.lastFailure = reason

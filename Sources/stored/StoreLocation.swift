@@ -124,8 +124,14 @@ struct StoreLocation: Sendable {
     /// A backend for the file. A corrupt file makes every operation fail (never moved aside or
     /// rewritten), so that a command leaves a damaged store exactly as it found it.
     ///
-    /// A plist keeps its current encoding unless `plistFormat` asks for another.
-    func backend(plistFormat: PlistFormat? = nil, creating: Bool = true) throws(CLIError) -> any Backend {
+    /// A plist keeps its current encoding unless `plistFormat` asks for another. An offline
+    /// replica's file is written (`forWriting`) as its app writes it, through ``ReplicaFile``: each
+    /// write stamped and queued in its outbox, so the app or `stored sync` sends it. Written as a
+    /// plain SQLite store, it would hold a value no server ever hears of. Reading it goes through the
+    /// plain SQLite store, which changes nothing (a replica's own open gives a copy an id).
+    func backend(
+        plistFormat: PlistFormat? = nil, creating: Bool = true, forWriting: Bool = false
+    ) throws(CLIError) -> any Backend {
         switch kind {
         case .postgresql(let server):
             return PostgresBackend.postgres(url: server.url, namespace: server.namespace)
@@ -133,6 +139,7 @@ struct StoreLocation: Sendable {
             return PlistBackend(at: url, format: plistFormat ?? existingPlistFormat, corruption: .fail)
         case .sqlite:
             try requireStoredKitDatabase(allowEmpty: creating)
+            if forWriting, ReplicaInspection.isReplica(path: path) { return ReplicaFile(at: url, corruption: .fail) }
             return SQLiteBackend(at: url, corruption: .fail)
         }
     }
@@ -176,7 +183,7 @@ struct StoreLocation: Sendable {
     /// Opens the store for writing, creating it when it does not exist yet. Every write is
     /// durable when the command ends.
     func openForWriting(plistFormat: PlistFormat? = nil) throws -> PreferenceStore {
-        let store = try PreferenceStore(backend(plistFormat: plistFormat), durability: .immediate)
+        let store = try PreferenceStore(backend(plistFormat: plistFormat, forWriting: true), durability: .immediate)
         store.backend.stopWatching()
         return store
     }

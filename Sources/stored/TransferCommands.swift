@@ -196,7 +196,7 @@ extension Command {
         if target.kind == .plist {
             try PlistBytes.requireExact(values, in: target, format: plistFormat ?? target.existingPlistFormat)
         }
-        try target.backend(plistFormat: plistFormat).withExclusiveAccess { current in
+        try target.backend(plistFormat: plistFormat, forWriting: true).withExclusiveAccess { current in
             if !current.values.isEmpty, !arguments.has("replace") {
                 throw CLIError(
                     .invalidInput,

@@ -31,6 +31,25 @@ struct ReplicaInfoCheckTests {
         #expect(try ReplicaFixture.replicaTables(file) == before)
     }
 
+    /// `stored write` and `delete` on a replica write as its app does: stamped and queued, so the
+    /// next sync sends them; written as a plain SQLite store, the server would never hear of them.
+    @Test func writesToAReplicaAreQueuedInItsOutbox() throws {
+        let cli = try StoredProcess()
+        defer { cli.removeScratch() }
+        let file = cli.path("prefs.replica")
+        let id = try ReplicaFixture.offlineWrites(["volume=0.9"], file: file)
+        try ReplicaFixture.sqlite(file, "update replica_stamps set queued_at = null")  // as after a sync
+
+        #expect(try cli.run("write", "prefs.replica", "theme", "dark").status == 0)
+        #expect(try cli.run("delete", "prefs.replica", "volume").status == 0)
+
+        let queued = try ReplicaFixture.sqlite(
+            file, "select key || ' ' || replica_id from replica_stamps where queued_at is not null order by key")
+        #expect(queued == "theme \(id)\nvolume \(id)", "\(queued)")
+        let fields = try ReplicaFixture.json(try cli.run("info", "prefs.replica", "--json"))
+        #expect(fields["pendingWrites"] as? Int == 2, "\(fields)")
+    }
+
     /// A copy keeps its original's id until it opens: `info` says it is a copy, and of which
     /// replica, without giving it an id (which ReplicaFile's own identity check would write).
     @Test func infoTellsACopyWithoutGivingItAnId() throws {

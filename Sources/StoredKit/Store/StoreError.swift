@@ -211,7 +211,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "Could not \(operation) '\(location)': \(underlying). The backend's own error is above; "
                 + "fix what it names and retry (writes that were not committed stay pending for the next flush)."
         case .notSynchronized(let location, let pendingWrites, let reason):
-            "Could not synchronize with \(location): \(reason). \(pendingWrites) local write"
+            "Could not synchronize with \(location): \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason). "
+                + "\(pendingWrites) local write"
                 + (pendingWrites == 1 ? " waits" : "s wait")
                 + " in the replica and will be sent when the server is back; nothing was lost."
         }
