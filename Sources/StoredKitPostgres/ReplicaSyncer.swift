@@ -75,6 +75,13 @@ package final class ReplicaSyncer: Sendable {
         var inOutage = false
         /// Whether a refusal put keys back since the engine last heard of a change.
         var valuesReverted = false
+        /// Whether the next round looks at the outbox (a local commit, a reconnection, a failed or
+        /// idle round asked), or only reads what others wrote (a notice asked).
+        var uploadDue = true
+        /// Whether a round read this server since the syncer started (its cursor is then this server's).
+        var readThisServer = false
+        /// The cursor this syncer last recorded in the replica.
+        var cursor: ReplicaFile.SyncCursor?
         /// What the rounds did, key by key, once ``startReport()`` asked (nil: not gathered).
         var report: SyncReport?
     }
@@ -114,7 +121,10 @@ package final class ReplicaSyncer: Sendable {
         let thread = Thread { [weak self, wakeup] in
             var delay = 0.0
             while true {
-                if delay > 0 { _ = wakeup.wait(timeout: .now() + delay) }
+                // Woken by nobody (the idle round, a backoff run out): the outbox is looked at too.
+                if delay > 0, wakeup.wait(timeout: .now() + delay) == .timedOut, let syncer = self {
+                    syncer.state.withLock { $0.uploadDue = true }
+                }
                 // One round sends everything queued: the nudges of a burst of commits are one round.
                 while wakeup.wait(timeout: .now()) == .success {}
                 guard let syncer = self, !syncer.state.withLock({ $0.stopped }) else { return }
@@ -144,7 +154,11 @@ package final class ReplicaSyncer: Sendable {
     }
 
     /// Asks for a round now.
-    func nudge() {
+    ///
+    /// `upload` false (a notice of someone else's commit) asks for the catch-up read alone: the
+    /// outbox changes only with a commit to the replica, which asks for an upload.
+    func nudge(upload: Bool = true) {
+        if upload { state.withLock { $0.uploadDue = true } }
         wakeup.signal()
     }
 
@@ -235,11 +249,16 @@ package final class ReplicaSyncer: Sendable {
             // A replica that never read this server reads it first: then its upload's revisions
             // follow its cursor, and the read after it need not fetch back what it sent.
             var changed = false
-            if try replica.syncCursor().map({ $0.server != self.server }) ?? true {
+            let (readBefore, uploadDue) = state.withLock { state in
+                defer { state.uploadDue = false }
+                return (state.readThisServer, state.uploadDue)
+            }
+            if !readBefore, try replica.syncCursor().map({ $0.server != self.server }) ?? true {
                 changed = try catchUp(server, candidates: [])
             }
-            let candidates = try upload(server)
+            let candidates = uploadDue ? try upload(server) : []
             changed = try catchUp(server, candidates: candidates) || changed
+            state.withLock { $0.readThisServer = true }
             succeeded(round: started, changed: changed)
             updateReport {
                 $0.rounds += 1
@@ -267,8 +286,10 @@ package final class ReplicaSyncer: Sendable {
         }
     }
 
-    private func succeeded(round: UInt64, changed: Bool) {
-        let pending = (try? replica.pendingSummary().count) ?? 0
+    /// Ends a successful round; `told` says whether the store already heard of a change in it
+    /// (``catchUp(_:candidates:)`` tells it as soon as the merge is recorded, before the round's
+    /// bookkeeping, so a remote change reaches observers with the least delay).
+    private func succeeded(round: UInt64, changed told: Bool) {
         let (waiters, restored, onSignal, onChange) = state.withLock { state in
             state.failures = 0
             state.lastFailure = nil
@@ -279,16 +300,17 @@ package final class ReplicaSyncer: Sendable {
             defer { state.valuesReverted = false }
             return (
                 done.values.map(\.continuation), state.inOutage, state.onSignal,
-                changed || state.valuesReverted || !state.events.isEmpty ? state.onChange : nil
+                state.valuesReverted || (!told && !state.events.isEmpty) ? state.onChange : nil
             )
         }
+        onChange?()
+        let pending = (try? replica.pendingSummary().count) ?? 0
         update {
             $0.pendingWrites = pending
             $0.isConnected = true
             $0.lastSynced = Date()
         }
         if restored { onSignal?(.event(.connectionRestored(server: server))) }
-        onChange?()
         for continuation in waiters { continuation.resume() }
     }
 
@@ -301,6 +323,7 @@ package final class ReplicaSyncer: Sendable {
             }
         let (failures, lost, onSignal) = state.withLock { state in
             state.failures += 1
+            state.uploadDue = true
             state.lastFailure = reason
             defer { state.inOutage = true }
             return (state.failures, !state.inOutage, state.onSignal)
@@ -336,7 +359,8 @@ package final class ReplicaSyncer: Sendable {
             switch signal {
             // A notice of a revision the replica has read or written is old news (its own
             // upload's, mostly); its sender's word decides only whether to look, never what is read.
-            case .committed(let revision): if revision > seenRevision.load(ordering: .acquiring) { nudge() }
+            case .committed(let revision):
+                if revision > seenRevision.load(ordering: .acquiring) { nudge(upload: false) }
             case .live, .lost: nudge()  // lost: the round fails, and tells
             }
         }
@@ -396,6 +420,7 @@ package final class ReplicaSyncer: Sendable {
         cursor.revision = revision
         cursor.lastSynced = nil  // kept as it was: this is no round with the server's news
         try replica.record(cursor)
+        state.withLock { $0.cursor = cursor }
         seenRevision.store(revision, ordering: .releasing)
     }
 
@@ -551,7 +576,9 @@ package final class ReplicaSyncer: Sendable {
     /// lost, among the merge's and `candidates` (writes the upload did not apply). Returns
     /// whether the replica's values may have changed.
     private func catchUp(_ server: PostgresServer, candidates: [ReplicaFile.PendingWrite]) throws -> Bool {
-        var cursor = try replica.syncCursor()
+        // The cursor this syncer last recorded, else the file's (another process on the file may
+        // have moved it on since: reading from an older cursor only reads again what it merged).
+        var cursor = try state.withLock({ $0.cursor }) ?? replica.syncCursor()
         if let known = cursor, known.namespace != namespace {
             throw StoreError.refused(
                 key: namespace,
@@ -573,6 +600,7 @@ package final class ReplicaSyncer: Sendable {
         let named =
             read.whole && read.namespaceFound && cursor != nil ? Set(read.writes.map(\.key) + read.undecodable) : nil
         let recorded = try replica.record(next, merging: read.writes, schemaVersion: read.schemaVersion, wholeExcept: named)
+        state.withLock { $0.cursor = next }
         var lost = Set(recorded.lost)
         seenRevision.store(read.revision, ordering: .releasing)
         for write in candidates where !lost.contains(write.key) {
@@ -594,7 +622,9 @@ package final class ReplicaSyncer: Sendable {
             let values = try replica.load().values
             for key in lost.sorted() { report(.lostToLaterWrite(key: key, winner: values[key])) }
         }
-        return !read.writes.isEmpty || !lost.isEmpty
+        let changed = !read.writes.isEmpty || !lost.isEmpty
+        if changed { state.withLock { $0.onChange }?() }
+        return changed
     }
 
     private func report(_ event: StoreEvent) {

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKit
+import Synchronization
 
 /// Shared preferences in a PostgreSQL namespace, kept in a local replica so the app works
 /// offline: it opens from the replica's SQLite file without touching the network, every write
@@ -39,6 +40,8 @@ public final class ReplicatedBackend: SynchronizingBackend {
     public let replicaURL: URL
     let replica: ReplicaFile
     let syncer: ReplicaSyncer
+    /// Whether a load found the file mirroring this namespace (or nothing yet).
+    private let namespaceChecked = Atomic(false)
 
     /// A replica of `namespace` on the server at `url` in the SQLite file `replica` (created when
     /// missing). `timeout` bounds each attempt to reach the server; a stamp more than
@@ -90,12 +93,14 @@ public final class ReplicatedBackend: SynchronizingBackend {
     /// ```
     public func load() throws -> BackendSnapshot {
         var snapshot = try replica.load()
-        if let cursor = try replica.syncCursor(), cursor.namespace != namespace {
+        // Once: the namespace a file mirrors changes only through this backend's own syncer.
+        if !namespaceChecked.load(ordering: .acquiring), let cursor = try replica.syncCursor(), cursor.namespace != namespace {
             throw StoreError.refused(
                 key: namespace,
                 reason: "the replica '\(replicaURL.path)' mirrors namespace '\(cursor.namespace)' of \(cursor.server), "
                     + "not '\(namespace)'; give each namespace its own replica file")
         }
+        namespaceChecked.store(true, ordering: .releasing)
         syncer.start()
         snapshot.events += syncer.takeEvents()
         return snapshot
