@@ -48,6 +48,23 @@ struct PostgresTortureTests {
         }
         run.expectClean()
     }
+
+    /// Issue 39, test 12 at a small count: three replicas writing for 4 s under cuts, silences, a
+    /// server crash and a kill -9 end identical to the server, each key holding the write made last.
+    @Test func replicasSoakedInFaultsConvergeOnTheLastWrites() throws {
+        _ = try PostgresURLs.require()
+        let run = try TortureRun(["replica-soak", "4", "--rate", "40", "--processes", "3"])
+        let line = try #require(run.lines.first { $0.hasPrefix("replica-soak postgres") }, "\(run.lines)")
+        #expect(line.contains("4 s, 3 processes"), "\(line)")
+        #expect(line.contains("1 server restarts") && line.contains("1 kills"), "\(line)")
+        #expect(line.contains("converged"), "\(line)")
+        for figure in ["0 divergent keys", "0 keys not holding the last write", "0 writes still pending", "0 child failures"] {
+            #expect(line.contains(figure), "\(line)")
+        }
+        let writes = try #require(line.firstMatch(of: /(\d+) writes \(/).flatMap { Int($0.output.1) }, "\(line)")
+        #expect(writes > 0, "\(line)")
+        run.expectClean()
+    }
 }
 
 /// Regression: the throwaway server `stored-torture kill --backend postgres` started when none

@@ -99,6 +99,9 @@ final class ChildProcess {
         }
     }
 
+    /// Whether the child's stdout reached its end (read so far): normally, the child ended.
+    var outputEnded: Bool { readDescriptor < 0 }
+
     /// Reads until the child closes its stdout (normally: it ended).
     func readToEnd(timeout: Duration = .seconds(600)) {
         _ = readLines(timeout: timeout)
