@@ -96,4 +96,28 @@ struct TortureThrowawayServerTests {
         probe.waitUntilExit()
         #expect(probe.terminationStatus != 0, "the server at \(url) still runs")
     }
+
+    /// Regression: a scenario's own server (`replica-soak`, `server-restart`) kept running after
+    /// SIGTERM ended the tool: `exit` releases no local, so nothing stopped it.
+    @Test func theServerOfAScenarioIsStoppedWhenSIGTERMEndsIt() throws {
+        let process = Process()
+        process.executableURL = try TortureRun.executable()
+        process.arguments = ["replica-soak", "60"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run(killingAfter: Process.safetyNet)
+        var said = ""
+        while !said.contains("(fsync on)") {
+            let data = errors.fileHandleForReading.availableData
+            if data.isEmpty { break }  // it ended: the expectations below say how
+            said += String(decoding: data, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143, "\(said)")
+        let url = try #require(said.firstMatch(of: /server at (postgresql:\/\/\S+)/)?.output.1, "\(said)")
+        let probe = try ExternalCommand.run("/usr/bin/psql", ["-X", "-q", "-d", String(url), "-c", "SELECT 1"])
+        #expect(probe.status != 0, "the server at \(url) still runs")
+    }
 }
