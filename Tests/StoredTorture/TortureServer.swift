@@ -1,10 +1,13 @@
 import Foundation
+import StoredKit
 import StoredKitTestSupport
+import Synchronization
 
 /// The PostgreSQL server the PostgreSQL scenarios run against: the one `--postgres URL` (or
 /// `STOREDKIT_POSTGRES_URL`) names, or else a throwaway one started with
 /// Scripts/postgres-test-server.sh (durable settings) and stopped on release. Only a server of
-/// its own can be restarted.
+/// its own can be restarted. A server of its own is also stopped when the tool exits first
+/// (SIGINT, SIGTERM, a scenario's `exit`), since `exit` releases nothing that would stop it.
 ///
 /// ```swift
 /// let server = try TortureServer(url: nil)  // says "started a throwaway PostgreSQL server at …"
@@ -24,6 +27,14 @@ final class TortureServer {
         let own = try ThrowawayPostgresServer(label: "stored-torture-pg")
         url = own.url
         self.own = own
+        Self.running.withLock { running in
+            if running == nil {
+                // exit() runs atexit handlers; SIGINT and SIGTERM end through the exit sequence and _exit.
+                atexit { TortureServer.stopAllRunning() }
+                ExitSequence.addShutdownHook { TortureServer.stopAllRunning() }
+            }
+            running = (running ?? [:]).merging([own.url: own]) { $1 }
+        }
         complain("started a throwaway PostgreSQL server at \(url) (fsync on)")
     }
 
@@ -34,6 +45,21 @@ final class TortureServer {
     }
 
     deinit {
-        own?.stop()
+        guard let own else { return }
+        _ = Self.running.withLock { $0?.removeValue(forKey: own.url) }
+        own.stop()
+    }
+
+    /// The servers of its own not stopped yet, by URL; nil until the first one started (and the
+    /// exit handlers were installed).
+    private static let running = Mutex<[String: ThrowawayPostgresServer]?>(nil)
+
+    /// At exit: stops every server of its own still running.
+    private static func stopAllRunning() {
+        let left = running.withLock { running in
+            defer { running = [:] }
+            return running.map { Array($0.values) } ?? []
+        }
+        left.forEach { $0.stop() }
     }
 }
