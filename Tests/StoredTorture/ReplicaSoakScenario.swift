@@ -176,13 +176,16 @@ enum ReplicaSoakScenario {
 
         let lines = clients.flatMap(\.lines)
         let writes = lines.filter { $0.hasPrefix("w ") }.count
-        let outbox = lines.compactMap { $0.hasPrefix("o ") ? Int($0.dropFirst(2)) : nil }.max() ?? 0
+        let samples = lines.filter { $0.hasPrefix("o ") }.map { $0.split(separator: " ").compactMap { Int($0) } }
+        let outbox = samples.compactMap(\.first).max() ?? 0
+        let waited = samples.compactMap { $0.count == 2 ? $0[1] : nil }.max() ?? 0
         var line = FigureLine("replica-soak postgres")
         line.info("\(length) s, \(processes) processes")
         line.info(String(format: "%d writes (%.1f/s, asked %d/s)", writes, Double(writes) / seconds(writing), rate))
         line.info("\(lines.filter { $0.hasPrefix("l ") }.count) beaten by a newer write at their commit")
         line.info("\(cuts) cuts, \(silenced) silences, \(restarts) server restarts, \(killed) kills")
-        line.info("largest outbox \(outbox)")
+        line.info(
+            String(format: "largest outbox %d of %d keys, oldest unsent write %.1f s", outbox, keys.count, Double(waited) / 1000))
         line.info(
             converged.map { String(format: "converged %.2f s after the final heal (%d rounds)", seconds($0), round) }
                 ?? "not converged after \(round) rounds")
@@ -225,7 +228,7 @@ enum ReplicaSoakScenario {
     /// file CONTROL/stop exists. It prints "replica ID" first; before each write "w KEY VALUE"
     /// (VALUE "-" for a removal), after it "s KEY VALUE MS COUNTER REPLICA" (the stamp its replica
     /// holds) or "l KEY VALUE" (a newer write from elsewhere held the key already); every 200 ms
-    /// "o N", its outbox's size. Then "stopped"; for each file CONTROL/sync-N a synchronize, the
+    /// "o N MS", its outbox's size (one entry per key) and how long its oldest entry has waited. Then "stopped"; for each file CONTROL/sync-N a synchronize, the
     /// replica's dump (``ReplicaConvergence/Dump/lines``) and "round N ok" (or the error); it exits
     /// when CONTROL/exit exists, or its parent is gone.
     static func writer(url: String, namespace: String, file: String, seed: UInt64, interval: Int, control: String, tag: String)
@@ -265,7 +268,9 @@ enum ReplicaSoakScenario {
                 say("l \(key) \(value ?? "-")")
             }
             if ContinuousClock.now - outboxShown >= .milliseconds(200) {
-                say("o \(try probe.pendingSummary().count)")
+                let outbox = try probe.pendingSummary()
+                let waited = outbox.oldest.map { Int(Date().timeIntervalSince($0) * 1000) } ?? 0
+                say("o \(outbox.count) \(waited)")
                 outboxShown = .now
             }
         }
