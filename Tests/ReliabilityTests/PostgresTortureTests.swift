@@ -98,7 +98,8 @@ struct TortureThrowawayServerTests {
     }
 
     /// Regression: a scenario's own server (`replica-soak`, `server-restart`) kept running after
-    /// SIGTERM ended the tool: `exit` releases no local, so nothing stopped it.
+    /// SIGTERM ended the tool, and its scratch directory stayed: `exit` releases no local, so
+    /// nothing stopped or removed them.
     @Test func theServerOfAScenarioIsStoppedWhenSIGTERMEndsIt() throws {
         let process = Process()
         process.executableURL = try TortureRun.executable()
@@ -108,7 +109,7 @@ struct TortureThrowawayServerTests {
         process.standardOutput = FileHandle.nullDevice
         try process.run(killingAfter: Process.safetyNet)
         var said = ""
-        while !said.contains("(fsync on)") {
+        while !said.contains("files are in") {
             let data = errors.fileHandleForReading.availableData
             if data.isEmpty { break }  // it ended: the expectations below say how
             said += String(decoding: data, as: UTF8.self)
@@ -119,5 +120,8 @@ struct TortureThrowawayServerTests {
         let url = try #require(said.firstMatch(of: /server at (postgresql:\/\/\S+)/)?.output.1, "\(said)")
         let probe = try ExternalCommand.run("/usr/bin/psql", ["-X", "-q", "-d", String(url), "-c", "SELECT 1"])
         #expect(probe.status != 0, "the server at \(url) still runs")
+        // Nor its scratch directory (the replica files).
+        let files = try #require(said.firstMatch(of: /files are in (\S+)/)?.output.1, "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: String(files)), "\(files) is still there")
     }
 }

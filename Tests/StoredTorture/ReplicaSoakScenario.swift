@@ -54,6 +54,7 @@ enum ReplicaSoakScenario {
         var random = SeededGenerator(seed: seed)
         let server = try TortureServer(url: nil)  // crashed: always a server of its own
         let scratch = try ScratchDirectory("soak")
+        complain("replica-soak: the replica files are in \(scratch.path)")
         let namespace = "soak-\(UUID().uuidString.prefix(8).lowercased())"
         let relays = try (0..<processes).map { _ in try SilentServerProxy(to: server.url) }
         defer { relays.forEach { $0.stop() } }
@@ -230,7 +231,7 @@ enum ReplicaSoakScenario {
     /// holds) or "l KEY VALUE" (a newer write from elsewhere held the key already); every 200 ms
     /// "o N MS", its outbox's size (one entry per key) and how long its oldest entry has waited. Then "stopped"; for each file CONTROL/sync-N a synchronize, the
     /// replica's dump (``ReplicaConvergence/Dump/lines``) and "round N ok" (or the error); it exits
-    /// when CONTROL/exit exists, or its parent is gone.
+    /// when CONTROL/exit exists, or CONTROL itself or its parent is gone.
     static func writer(url: String, namespace: String, file: String, seed: UInt64, interval: Int, control: String, tag: String)
         throws -> Never
     {
@@ -241,8 +242,12 @@ enum ReplicaSoakScenario {
         let probe = ReplicaFile(at: replica, corruption: .fail)
         let replicaID = try probe.currentIdentity().replicaID
         say("replica \(replicaID)")
+        // Ends at once when its parent is gone, or the parent's directory (the parent is ending).
         let parent = getppid()
-        func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: control + "/" + name) }
+        func exists(_ name: String) -> Bool {
+            guard FileManager.default.fileExists(atPath: control) else { exit(0) }
+            return FileManager.default.fileExists(atPath: control + "/" + name)
+        }
         var random = SeededGenerator(seed: seed)
         var due = ContinuousClock.now
         var outboxShown = ContinuousClock.now - .seconds(1)

@@ -1,5 +1,4 @@
 import Foundation
-import StoredKit
 import StoredKitTestSupport
 import Synchronization
 
@@ -7,7 +6,7 @@ import Synchronization
 /// `STOREDKIT_POSTGRES_URL`) names, or else a throwaway one started with
 /// Scripts/postgres-test-server.sh (durable settings) and stopped on release. Only a server of
 /// its own can be restarted. A server of its own is also stopped when the tool exits first
-/// (SIGINT, SIGTERM, a scenario's `exit`), since `exit` releases nothing that would stop it.
+/// (SIGINT, SIGTERM, a scenario's `exit`: ``endWithTheTool()``).
 ///
 /// ```swift
 /// let server = try TortureServer(url: nil)  // says "started a throwaway PostgreSQL server at …"
@@ -27,14 +26,7 @@ final class TortureServer {
         let own = try ThrowawayPostgresServer(label: "stored-torture-pg")
         url = own.url
         self.own = own
-        Self.running.withLock { running in
-            if running == nil {
-                // exit() runs atexit handlers; SIGINT and SIGTERM end through the exit sequence and _exit.
-                atexit { TortureServer.stopAllRunning() }
-                ExitSequence.addShutdownHook { TortureServer.stopAllRunning() }
-            }
-            running = (running ?? [:]).merging([own.url: own]) { $1 }
-        }
+        Self.running.withLock { $0[own.url] = own }
         complain("started a throwaway PostgreSQL server at \(url) (fsync on)")
     }
 
@@ -46,19 +38,18 @@ final class TortureServer {
 
     deinit {
         guard let own else { return }
-        _ = Self.running.withLock { $0?.removeValue(forKey: own.url) }
+        _ = Self.running.withLock { $0.removeValue(forKey: own.url) }
         own.stop()
     }
 
-    /// The servers of its own not stopped yet, by URL; nil until the first one started (and the
-    /// exit handlers were installed).
-    private static let running = Mutex<[String: ThrowawayPostgresServer]?>(nil)
+    /// The servers of its own not stopped yet, by URL.
+    private static let running = Mutex<[String: ThrowawayPostgresServer]>([:])
 
-    /// At exit: stops every server of its own still running.
-    private static func stopAllRunning() {
+    /// At exit (``endWithTheTool()``): stops every server of its own still running.
+    static func stopAllRunning() {
         let left = running.withLock { running in
             defer { running = [:] }
-            return running.map { Array($0.values) } ?? []
+            return Array(running.values)
         }
         left.forEach { $0.stop() }
     }

@@ -23,6 +23,8 @@ let usage = """
 
 // SIGINT and SIGTERM end it (and its children) through StoredKit's exit sequence: 130, 143.
 TerminationSignals.endThroughExitSequence()
+// Children, scratch directories and servers of its own end with it, however it ends.
+endWithTheTool()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func option(_ name: String) -> String? {
