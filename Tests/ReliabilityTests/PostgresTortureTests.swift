@@ -48,6 +48,23 @@ struct PostgresTortureTests {
         }
         run.expectClean()
     }
+
+    /// Issue 39, test 12 at a small count: three replicas writing for 4 s under cuts, silences, a
+    /// server crash and a kill -9 end identical to the server, each key holding the write made last.
+    @Test func replicasSoakedInFaultsConvergeOnTheLastWrites() throws {
+        _ = try PostgresURLs.require()
+        let run = try TortureRun(["replica-soak", "4", "--rate", "40", "--processes", "3"])
+        let line = try #require(run.lines.first { $0.hasPrefix("replica-soak postgres") }, "\(run.lines)")
+        #expect(line.contains("4 s, 3 processes"), "\(line)")
+        #expect(line.contains("1 server restarts") && line.contains("1 kills"), "\(line)")
+        #expect(line.contains("converged"), "\(line)")
+        for figure in ["0 divergent keys", "0 keys not holding the last write", "0 writes still pending", "0 child failures"] {
+            #expect(line.contains(figure), "\(line)")
+        }
+        let writes = try #require(line.firstMatch(of: /(\d+) writes \(/).flatMap { Int($0.output.1) }, "\(line)")
+        #expect(writes > 0, "\(line)")
+        run.expectClean()
+    }
 }
 
 /// Regression: the throwaway server `stored-torture kill --backend postgres` started when none
@@ -78,5 +95,33 @@ struct TortureThrowawayServerTests {
         try probe.run(killingAfter: Process.safetyNet)
         probe.waitUntilExit()
         #expect(probe.terminationStatus != 0, "the server at \(url) still runs")
+    }
+
+    /// Regression: a scenario's own server (`replica-soak`, `server-restart`) kept running after
+    /// SIGTERM ended the tool, and its scratch directory stayed: `exit` releases no local, so
+    /// nothing stopped or removed them.
+    @Test func theServerOfAScenarioIsStoppedWhenSIGTERMEndsIt() throws {
+        let process = Process()
+        process.executableURL = try TortureRun.executable()
+        process.arguments = ["replica-soak", "60"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run(killingAfter: Process.safetyNet)
+        var said = ""
+        while !said.contains("files are in") {
+            let data = errors.fileHandleForReading.availableData
+            if data.isEmpty { break }  // it ended: the expectations below say how
+            said += String(decoding: data, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143, "\(said)")
+        let url = try #require(said.firstMatch(of: /server at (postgresql:\/\/\S+)/)?.output.1, "\(said)")
+        let probe = try ExternalCommand.run("/usr/bin/psql", ["-X", "-q", "-d", String(url), "-c", "SELECT 1"])
+        #expect(probe.status != 0, "the server at \(url) still runs")
+        // Nor its scratch directory (the replica files).
+        let files = try #require(said.firstMatch(of: /files are in (\S+)/)?.output.1, "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: String(files)), "\(files) is still there")
     }
 }

@@ -22,30 +22,7 @@ import Testing
     ))
 struct ReplicaConvergenceTests {
     /// One write a client logged with the stamp its replica recorded for it.
-    struct Write: CustomStringConvertible {
-        var key: String
-        var value: String?
-        var ms: Int64
-        var counter: Int64
-        var replica: String
-
-        /// "s KEY VALUE MS COUNTER REPLICA", as `replica-random` prints it.
-        init?(_ line: String) {
-            let fields = line.split(separator: " ").map(String.init)
-            guard fields.count == 6, fields[0] == "s", let ms = Int64(fields[3]), let counter = Int64(fields[4]) else {
-                return nil
-            }
-            (key, value, self.ms, self.counter, replica) = (fields[1], fields[2] == "-" ? nil : fields[2], ms, counter, fields[5])
-        }
-
-        var stamp: String { "\(ms) \(counter) \(replica)" }
-        var description: String { "\(key)=\(value ?? "(removed)") @\(stamp)" }
-        /// The order of the merge: stamp, then replica id (byte order, as the server's COLLATE "C").
-        func beats(_ other: Write) -> Bool {
-            if (ms, counter) != (other.ms, other.counter) { return (ms, counter) > (other.ms, other.counter) }
-            return Array(other.replica.utf8).lexicographicallyPrecedes(Array(replica.utf8))
-        }
-    }
+    typealias Write = ReplicaConvergence.Write
 
     /// A client: its relay, its replica, the run in progress and the lines of its earlier runs.
     final class Client {
@@ -129,30 +106,12 @@ struct ReplicaConvergenceTests {
         let finals = dumps.compactMap { $0 }
         try #require(finals.count == 3, "seed \(seed)")
 
-        // The write made last, per key, of every write a client logged.
-        var latest: [String: Write] = [:]
-        for write in clients.flatMap({ $0.lines.compactMap(Write.init) }) where latest[write.key].map(write.beats) ?? true {
-            latest[write.key] = write
-        }
-        let expected = latest.compactMapValues(\.value)
-        let rows = try ReplicaProcess.serverRows(server.url, Self.namespace)
-        let onServer = rows.compactMapValues { $0.first?.value }
-        for key in (0..<16).map({ "k\($0)" }) {
-            #expect(
-                onServer[key] == expected[key],
-                "seed \(seed): \(key) holds \(rows[key] ?? []) on the server, the write made last was \(latest[key].map(String.init(describing:)) ?? "none")"
-            )
-            if let winner = latest[key], let row = rows[key]?.first {
-                #expect(row.stamp == winner.stamp, "seed \(seed): \(key) on the server \(row), made last \(winner)")
-            }
-        }
-        for (index, dump) in finals.enumerated() {
-            #expect(dump.pending == 0, "seed \(seed): client \(index) still has \(dump.pending) pending")
-            #expect(dump.values == onServer, "seed \(seed): client \(index) holds \(dump.values), the server \(onServer)")
-            #expect(
-                dump.stamps == onServer.keys.reduce(into: [:]) { $0[$1] = rows[$1]?.first?.stamp },
-                "seed \(seed): client \(index)'s stamps differ from the server's")
-        }
+        // The write made last, per key, of every write a client logged, on the server and every replica.
+        let check = ReplicaConvergence(
+            keys: (0..<16).map { "k\($0)" }, writes: clients.flatMap { $0.lines.compactMap(Write.init) },
+            serverRows: try ReplicaProcess.serverRows(server.url, Self.namespace), replicas: finals)
+        #expect(check.problems.isEmpty, "seed \(seed): \(check.problems.joined(separator: "\n"))")
+        #expect(check.divergentKeys.isEmpty && check.keysNotHoldingLastWrite.isEmpty && check.pending == 0)
     }
 
     static func start(_ relay: SilentServerProxy, _ file: URL, seed: UInt64, stop: URL, tag: String) throws -> HelperProcess {
@@ -165,21 +124,11 @@ struct ReplicaConvergenceTests {
     func kill(_ client: Client, seed: UInt64, stop: URL) async throws {
         await client.run.killHard()
         var lines = client.run.lines
-        if let last = lines.last, last.hasPrefix("w "), let id = client.replicaID {
-            let fields = last.split(separator: " ").map(String.init)
-            let (key, value) = (fields[1], fields[2] == "-" ? nil : fields[2])
-            let probe = ReplicaFile(at: client.file, corruption: .fail)
-            let logged = Set(client.lines.compactMap(Write.init).map(\.stamp))
-            let held = try probe.stamp(of: key)
-            if let held, held.replicaID == id,
-                !logged.contains("\(held.stamp.milliseconds) \(held.stamp.counter) \(id)")
-            {
-                let stored = try probe.sqlite.load().values[key]
-                #expect(stored == value.map { .string($0) }, "the killed client's last write of \(key) is not what it wrote")
-                lines.append("s \(key) \(value ?? "-") \(held.stamp.milliseconds) \(held.stamp.counter) \(id)")
-            } else {
-                lines.append("l \(key) \(value ?? "-")")  // never made, or lost already: not the last of the key
-            }
+        if let id = client.replicaID,
+            let (line, mismatch) = try ReplicaConvergence.settleKilledWrite(client.lines, replica: client.file, replicaID: id)
+        {
+            #expect(mismatch == nil, "\(mismatch ?? "")")
+            lines.append(line)
         }
         client.earlierLines += lines
         client.run = try Self.start(

@@ -30,6 +30,10 @@ enum ChildCommand {
             try ServerRestartScenario.observer(target: try argument(1), keys: Array(arguments.dropFirst(2)))
         case "exit-at":
             ExitScenario.child(url: try argument(1), namespace: try argument(2), moment: try argument(3), delay: try number(4))
+        case "replica-soak-writer":
+            try ReplicaSoakScenario.writer(
+                url: try argument(1), namespace: try argument(2), file: try argument(3), seed: UInt64(try argument(4)) ?? 0,
+                interval: try number(5), control: try argument(6), tag: try argument(7))
         case "migrate":
             try MigrationCrashScenario.child(path: try argument(1))
         default:

@@ -1,5 +1,6 @@
 import Foundation
 import StoredKitTestSupport
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -59,8 +60,14 @@ final class ChildProcess {
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
 
+        // Under the lock of the running children, so that none starts after the tool began to end.
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, Self.executablePath, &actions, nil, argv, envp)
+        let code = Self.running.withLock { running in
+            guard !running.ending else { return ECANCELED }
+            let code = posix_spawn(&pid, Self.executablePath, &actions, nil, argv, envp)
+            if code == 0 { running.children.insert(pid) }
+            return code
+        }
         close(descriptors[1])
         guard code == 0 else {
             close(descriptors[0])
@@ -68,6 +75,23 @@ final class ChildProcess {
         }
         processIdentifier = pid
         readDescriptor = descriptors[0]
+    }
+
+    /// The children not reaped yet, and whether the tool is ending (no child may start then).
+    private static let running = Mutex<(children: Set<pid_t>, ending: Bool)>(([], false))
+
+    /// At exit (``endWithTheTool()``): kills every child not reaped yet and waits for it; no
+    /// child starts after.
+    static func killAllRunning() {
+        let left = running.withLock { running in
+            defer { running = ([], true) }
+            return running.children
+        }
+        for pid in left { kill(pid, SIGKILL) }
+        for pid in left {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        }
     }
 
     deinit {
@@ -99,6 +123,9 @@ final class ChildProcess {
         }
     }
 
+    /// Whether the child's stdout reached its end (read so far): normally, the child ended.
+    var outputEnded: Bool { readDescriptor < 0 }
+
     /// Reads until the child closes its stdout (normally: it ended).
     func readToEnd(timeout: Duration = .seconds(600)) {
         _ = readLines(timeout: timeout)
@@ -119,6 +146,7 @@ final class ChildProcess {
         let low = status & 0x7f
         let ended: Ending = low == 0 ? .exited((status >> 8) & 0xff) : .signaled(low)
         ending = ended
+        _ = Self.running.withLock { $0.children.remove(processIdentifier) }
         return ended
     }
 

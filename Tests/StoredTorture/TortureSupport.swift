@@ -1,6 +1,7 @@
 import Foundation
 import StoredKit
 import StoredKitTestSupport
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,13 +16,27 @@ enum StoreKind: String, CaseIterable {
     var fileName: String { "prefs.\(rawValue)" }
 }
 
-/// A fresh directory under the system temporary directory, removed on release.
+/// A fresh directory under the system temporary directory, removed on release, or at exit
+/// (SIGINT and SIGTERM included, ``endWithTheTool()``) when the tool ends first.
 final class ScratchDirectory {
     let path: String
 
     init(_ label: String) throws {
         path = FileManager.default.temporaryDirectory.appending(path: "stored-torture-\(label)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        _ = Self.existing.withLock { $0.insert(path) }
+    }
+
+    /// The directories not removed yet.
+    private static let existing = Mutex<Set<String>>([])
+
+    /// At exit (``endWithTheTool()``), once the children are gone: removes every directory not removed yet.
+    static func removeAllExisting() {
+        let left = existing.withLock { existing in
+            defer { existing = [] }
+            return existing
+        }
+        for path in left { try? FileManager.default.removeItem(atPath: path) }
     }
 
     func file(_ name: String) -> String { path + "/" + name }
@@ -47,8 +62,28 @@ final class ScratchDirectory {
     }
 
     deinit {
+        _ = Self.existing.withLock { $0.remove(path) }
         try? FileManager.default.removeItem(atPath: path)
     }
+}
+
+/// Makes what the scenarios start end with the tool when it exits before releasing them: `exit`
+/// runs no deinit, and SIGINT and SIGTERM end through the exit sequence and `_exit`. In this
+/// order: the children (killed, since a replica's store would recreate its deleted file), the
+/// scratch directories, the servers of its own. Call it first in `main`.
+///
+/// ```swift
+/// endWithTheTool()
+/// ```
+func endWithTheTool() {
+    atexit { endEverythingStarted() }
+    ExitSequence.addShutdownHook { endEverythingStarted() }
+}
+
+private func endEverythingStarted() {
+    ChildProcess.killAllRunning()
+    ScratchDirectory.removeAllExisting()
+    TortureServer.stopAllRunning()
 }
 
 /// One scenario's result line, printed as `<label>: <count> <noun>, <figure>, ...`, and whether any

@@ -15,13 +15,16 @@ let usage = """
       migration [TRIALS=200]                                  kill -9 during a migration
       replace [TRIALS=200]                                    mv a backup over / rm the file while a writer has it open
       exit [PROCESSES=1000]                                   processes exiting at random moments of a PostgreSQL store (TCP, TLS, down, silent)
+      replica-soak [SECONDS=10] [--rate 50] [--processes 3]  offline replicas writing under cuts, silences, server crashes, kill -9
       all [--small]                                           every scenario (small counts with --small)
     PostgreSQL scenarios use --postgres URL, else $STOREDKIT_POSTGRES_URL, else a throwaway server they
-    start (Scripts/postgres-test-server.sh); server-restart always starts its own.
+    start (Scripts/postgres-test-server.sh); server-restart and replica-soak always start their own.
     """
 
 // SIGINT and SIGTERM end it (and its children) through StoredKit's exit sequence: 130, 143.
 TerminationSignals.endThroughExitSequence()
+// Children, scratch directories and servers of its own end with it, however it ends.
+endWithTheTool()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func option(_ name: String) -> String? {
@@ -73,6 +76,13 @@ func contention(processes: Int, count: Int) throws -> Bool {
     try ContentionScenario.run(processes: processes, count: count, backends: tortureBackends())
 }
 
+/// `replica-soak`: its own server; `--rate` writes/s in all over `--processes` children.
+func replicaSoak(seconds: Int) throws -> Bool {
+    let rate = option("--rate").flatMap(Int.init) ?? 50
+    let processes = option("--processes").flatMap(Int.init) ?? 3
+    return try ReplicaSoakScenario.run(seconds: seconds, rate: rate, processes: processes, seed: seed)
+}
+
 let seed = option("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
 let small = arguments.contains("--small")
 
@@ -100,6 +110,9 @@ do {
         passed = try ExitScenario.run(trials: count(default: 1000), seed: seed, server: postgresServer())
     case "server-restart":
         passed = try ServerRestartScenario.run(restarts: count(default: 100), server: TortureServer(url: nil))
+    case "replica-soak":
+        say("replica-soak seed \(seed)")
+        passed = try replicaSoak(seconds: count(default: 10))
     case "migration":
         passed = try MigrationCrashScenario.run(trials: count(default: 200), kinds: kinds)
     case "replace":
@@ -115,6 +128,7 @@ do {
             try ReplaceScenario.run(trials: small ? 8 : 200, kinds: kinds),
             try !includesPostgres || ServerRestartScenario.run(restarts: small ? 2 : 100, server: TortureServer(url: nil)),
             try !includesPostgres || ExitScenario.run(trials: small ? 40 : 1000, seed: seed, server: postgresServer()),
+            try !includesPostgres || replicaSoak(seconds: small ? 3 : 300),
         ]
         passed = !results.contains(false)
     default:
