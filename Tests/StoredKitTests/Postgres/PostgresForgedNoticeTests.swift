@@ -59,6 +59,8 @@ struct PostgresForgedNoticeTests {
         // A real commit after the forgeries arrives, and only it.
         writer.set("editor", forKey: "role")
         #expect(await waitUntil(timeout: 90) { reader.value(forKey: "role", as: String.self) == "editor" })
+        // Observers are told after the value is in place (outside the store's lock): wait for them too.
+        #expect(await waitUntil(timeout: 90) { !seen.withLock { $0 }.isEmpty })
         #expect(seen.withLock { $0 } == ["editor"])
         #expect(try backend.state.withLock { $0.revision } == tableRevision(namespace, admin))
         withExtendedLifetime(observation) {}

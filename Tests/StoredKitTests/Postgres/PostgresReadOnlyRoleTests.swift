@@ -33,6 +33,8 @@ struct PostgresReadOnlyRoleTests {
         writer.set("dark", forKey: "theme")
         #expect(await waitUntil { reader.value(forKey: "theme", as: String.self) == "dark" })
         #expect(reader.value(forKey: "volume", as: Double.self) == 0.9)
+        // Observers are told after the values are in place (outside the store's lock): wait for them too.
+        #expect(await waitUntil { !seen.withLock { $0 }.isEmpty })
         #expect(seen.withLock { $0 } == [0.9])
         withExtendedLifetime(observation) {}
     }
