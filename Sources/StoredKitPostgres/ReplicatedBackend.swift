@@ -6,14 +6,14 @@ import Synchronization
 /// offline: it opens from the replica's SQLite file without touching the network, every write
 /// goes to the file first (with its stamp, in a durable outbox, in the same SQLite transaction),
 /// and a background thread sends the outbox and reads what others wrote whenever the server can
-/// be reached (see ``ReplicaSyncer``).
+/// be reached (its syncer).
 ///
 /// Each key holds the change made last, by hybrid-logical-clock stamps taken at the `set`
-/// (``HybridTimestamp``): a machine coming back after a week offline does not overwrite what was
+/// ([`HybridTimestamp`](/StoredKit/documentation/storedkit/hybridtimestamp)): a machine coming back after a week offline does not overwrite what was
 /// set since elsewhere; a removal is a stamped tombstone; ties go to the higher replica id. A
-/// write that lost is reported (``StoreEvent/lostToLaterWrite(key:winner:)``), and so is a stamp
+/// write that lost is reported ([`StoreEvent.lostToLaterWrite(key:winner:)`](/StoredKit/documentation/storedkit/storeevent/losttolaterwrite(key:winner:))), and so is a stamp
 /// the server clamped because this machine's clock is too far ahead
-/// (``StoreEvent/stampClamped(key:server:allowedSkew:)``). Defaults and layer values are never
+/// ([`StoreEvent.stampClamped(key:server:allowedSkew:)`](/StoredKit/documentation/storedkit/storeevent/stampclamped(key:server:allowedskew:))). Defaults and layer values are never
 /// written, so never sent.
 ///
 /// Keep the replica in `$XDG_STATE_HOME/<app>/` (`~/.local/state/<app>/`), never in a cache
