@@ -48,6 +48,8 @@ package final class ReplicaSyncer: Sendable {
     /// then wake rounds only above the old revision, and the idle round reads it.)
     private let seenRevision = Atomic<Int64>(0)
     private let state = Mutex(State())
+    /// The catch-up reads done, for tests that count what a flood of notices costs.
+    let catchUpReads = Atomic<Int>(0)
 
     struct State {
         var started = false
@@ -78,6 +80,9 @@ package final class ReplicaSyncer: Sendable {
         /// Whether the next round looks at the outbox (a local commit, a reconnection, a failed or
         /// idle round asked), or only reads what others wrote (a notice asked).
         var uploadDue = true
+        /// When a round only notices asked for last read nothing new (nil: it found something, or
+        /// the last round was asked for by more than a notice): see ``noticeHold()``.
+        var idleNoticeReadAt: ContinuousClock.Instant?
         /// Whether a round read this server since the syncer started (its cursor is then this server's).
         var readThisServer = false
         /// The cursor this syncer last recorded in the replica.
@@ -125,9 +130,11 @@ package final class ReplicaSyncer: Sendable {
                 if delay > 0, wakeup.wait(timeout: .now() + delay) == .timedOut, let syncer = self {
                     syncer.state.withLock { $0.uploadDue = true }
                 }
+                guard let syncer = self else { return }
+                while let hold = syncer.noticeHold() { _ = wakeup.wait(timeout: .now() + hold) }
                 // One round sends everything queued: the nudges of a burst of commits are one round.
                 while wakeup.wait(timeout: .now()) == .success {}
-                guard let syncer = self, !syncer.state.withLock({ $0.stopped }) else { return }
+                guard !syncer.state.withLock({ $0.stopped }) else { return }
                 delay = syncer.round()
             }
         }
@@ -150,6 +157,23 @@ package final class ReplicaSyncer: Sendable {
         wakeup.signal()
         for continuation in waiters {
             continuation.resume(throwing: notSynchronized("the store was closed"))
+        }
+    }
+
+    /// How long a round only notices asked for waits, in seconds; nil when it starts now.
+    ///
+    /// Any role that may connect can send notices, and replay a namespace's token at ever higher
+    /// revisions (see the threat model in <doc:SharingPreferencesAcrossMachines>). So after a
+    /// notice's read found nothing new, the next one waits until
+    /// ``PostgresBackend/idleReadInterval`` has passed, as a plain store's does: a flood costs each
+    /// replica at most one read per interval. A stream of real commits, each of whose reads finds
+    /// something, is never held back, and a local commit (which asks for an upload) ends the wait.
+    private func noticeHold() -> Double? {
+        state.withLock { state in
+            guard !state.stopped, !state.uploadDue, let idle = state.idleNoticeReadAt else { return nil }
+            let remaining = PostgresBackend.idleReadInterval - (ContinuousClock.now - idle)
+            guard remaining > .zero else { return nil }
+            return Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
         }
     }
 
@@ -258,7 +282,10 @@ package final class ReplicaSyncer: Sendable {
             }
             let candidates = uploadDue ? try upload(server) : []
             changed = try catchUp(server, candidates: candidates) || changed
-            state.withLock { $0.readThisServer = true }
+            state.withLock { state in
+                state.readThisServer = true
+                state.idleNoticeReadAt = uploadDue || changed ? nil : .now
+            }
             succeeded(round: started, changed: changed)
             updateReport {
                 $0.rounds += 1
@@ -590,6 +617,7 @@ package final class ReplicaSyncer: Sendable {
         let read = try server.withReading(timeout: timeout) { connection in
             try ReplicaCatchUp.read(namespace: namespace, since: cursor, connection)
         }
+        catchUpReads.add(1, ordering: .relaxed)
         for event in read.events { report(event) }
         let next = ReplicaFile.SyncCursor(
             server: self.server, namespace: namespace, revision: read.revision, notifyToken: read.token, lastSynced: Date())
