@@ -8,10 +8,7 @@ import Testing
 /// Unix socket and one over TCP, as two machines would be.
 @Suite(
     "Several processes on one PostgreSQL namespace", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct PostgresMultiProcessTests {
     @Test func fourProcessesIncrementingLoseNothing() async throws {
         let (tcp, socket) = try PostgresURLs.require()
@@ -90,6 +87,8 @@ struct PostgresMultiProcessTests {
 enum PostgresURLs {
     static let environment = ProcessInfo.processInfo.environment
     static let isEnabled = environment["STOREDKIT_POSTGRES_URL"] != nil || environment["CI"] == "true"
+    static let skipMessage: Comment =
+        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
 
     struct Missing: Error, CustomStringConvertible {
         var description: String { "STOREDKIT_POSTGRES_URL / STOREDKIT_POSTGRES_SOCKET_URL are not set: run `make test`" }

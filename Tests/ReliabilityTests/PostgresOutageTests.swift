@@ -9,10 +9,7 @@ import Testing
 /// under a writer in this process and an observer in another. The test has a server of its own.
 @Suite(
     "A PostgreSQL server down for a while under running stores", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct PostgresOutageTests {
     @Test func writesMadeWhileTheServerIsDownLandWhenItIsBackAndReachAnotherProcess() async throws {
         _ = try PostgresURLs.require()

@@ -8,10 +8,7 @@ import Testing
 /// pool (another machine, as far as the server can tell) run. The test has a server of its own.
 @Suite(
     "A PostgreSQL server crashing under running stores", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct PostgresRestartTests {
     @Test func noAcknowledgedWriteIsLostAndTheObserverCatchesUp() async throws {
         _ = try PostgresURLs.require()

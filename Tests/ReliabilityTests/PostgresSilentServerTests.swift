@@ -11,10 +11,7 @@ import Testing
 /// (Scripts/silent-server-proxy.py) does the silencing.
 @Suite(
     "A PostgreSQL server that stops answering", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct PostgresSilentServerTests {
     @Test func aFlushGivesUpAfterTheTimeoutOtherNamespacesFailAtOnceAndTheWritesLandLater() async throws {
         let (tcp, _) = try PostgresURLs.require()

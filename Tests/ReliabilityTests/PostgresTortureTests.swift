@@ -6,10 +6,7 @@ import Testing
 /// (`server-restart` starts a throwaway one of its own). RELIABILITY.md has the full-size runs.
 @Suite(
     "stored-torture on PostgreSQL at small counts", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct PostgresTortureTests {
     @Test func killedClientsLoseNoAcknowledgedWrite() throws {
         let (url, _) = try PostgresURLs.require()

@@ -16,10 +16,7 @@ import Testing
 /// writing) makes the run longer.
 @Suite(
     "Replicas converge under cuts, server crashes and kill -9", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct ReplicaConvergenceTests {
     /// One write a client logged with the stamp its replica recorded for it.
     typealias Write = ReplicaConvergence.Write

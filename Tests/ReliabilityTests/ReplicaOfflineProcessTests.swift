@@ -10,10 +10,7 @@ import Testing
 /// replica with the server back sends every one of them, with the stamps of their `set`.
 @Suite(
     "Offline writes of a replica, sent by a later process", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct ReplicaOfflineProcessTests {
     @Test(arguments: ["exits", "is killed after its flush"])
     func offlineWritesReachTheServerFromALaterProcess(writer ending: String) async throws {

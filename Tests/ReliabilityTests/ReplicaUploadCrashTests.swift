@@ -13,10 +13,7 @@ import Testing
 /// and would put the older value back over the newer one).
 @Suite(
     "A replica's process killed inside an upload", .serialized,
-    .enabled(
-        if: PostgresURLs.isEnabled,
-        "No PostgreSQL test server: run `make test` (it starts one), or set STOREDKIT_POSTGRES_URL and STOREDKIT_POSTGRES_SOCKET_URL"
-    ))
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage))
 struct ReplicaUploadCrashTests {
     @Test(arguments: ["--kill-before-commit", "--kill-before-acknowledge"])
     func theUploadIsSentAgainAndAppliedOnce(killed hook: String) async throws {
