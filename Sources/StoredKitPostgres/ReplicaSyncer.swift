@@ -280,8 +280,11 @@ package final class ReplicaSyncer: Sendable {
             if !readBefore, try replica.syncCursor().map({ $0.server != self.server }) ?? true {
                 changed = try catchUp(server, candidates: [])
             }
-            let candidates = uploadDue ? try upload(server) : []
-            changed = try catchUp(server, candidates: candidates) || changed
+            let (candidates, current) = uploadDue ? try upload(server) : ([], false)
+            // An upload that left the replica current needs no read: a commit by anyone else since
+            // has a later revision, whose notice wakes the next round (a notice lost while the
+            // listener was down is made up for by the round its going live asks for).
+            if !current { changed = try catchUp(server, candidates: candidates) || changed }
             state.withLock { state in
                 state.readThisServer = true
                 state.idleNoticeReadAt = uploadDue || changed ? nil : .now
@@ -396,19 +399,22 @@ package final class ReplicaSyncer: Sendable {
 
     /// Sends the outbox, batch by batch, until it is empty (or holds only writes made during this
     /// round, which the next one sends). Returns the writes the server did not apply, each of
-    /// which lost to a later write or was applied before (an upload repeated after a crash).
+    /// which lost to a later write or was applied before (an upload repeated after a crash), and
+    /// whether the replica is current: something was sent, and every batch's revision followed
+    /// the cursor and was skipped as its own (``skipOwnRevision(_:)``).
     ///
     /// A batch the server refuses (a privilege, an access rule, a limit: ``isRefusal(_:)``) is
     /// sent again with a savepoint around each write, so each refusal is found key by key: the
     /// refused writes leave the outbox and their keys go back to the server's values, and the
     /// rest is committed.
-    private func upload(_ server: PostgresServer) throws -> [ReplicaFile.PendingWrite] {
+    private func upload(_ server: PostgresServer) throws -> (unapplied: [ReplicaFile.PendingWrite], current: Bool) {
         var unapplied: [ReplicaFile.PendingWrite] = []
+        var (sentAny, current) = (false, true)
         var sentThrough: HybridTimestamp?
         while true {
             var batch = try replica.pendingWrites(limit: Self.batchSize)
             if let sentThrough { batch.removeAll { $0.stamp <= sentThrough } }
-            guard !batch.isEmpty else { return unapplied }
+            guard !batch.isEmpty else { return (unapplied, sentAny && current) }
             let sent: Sent
             do {
                 sent = try server.withTransaction(timeout: timeout) { connection in
@@ -421,7 +427,8 @@ package final class ReplicaSyncer: Sendable {
             }
             Self.testHooks.withLock { $0.beforeAcknowledge }?()
             try replica.acknowledge(batch, clamped: sent.clamped)
-            try skipOwnRevision(sent)
+            current = try skipOwnRevision(sent) && current
+            sentAny = true
             for key in sent.clamped.keys.sorted() {
                 report(.stampClamped(key: key, server: self.server, allowedSkew: maximumClockSkew))
             }
@@ -439,16 +446,18 @@ package final class ReplicaSyncer: Sendable {
     /// of that revision are this replica's own writes, which it holds, so the catch-up read need not
     /// fetch them back. A write the server did not apply, refused or took from another's migration
     /// leaves the cursor where it is, and the read brings the server's values.
-    private func skipOwnRevision(_ sent: Sent) throws {
+    /// Returns whether it did.
+    private func skipOwnRevision(_ sent: Sent) throws -> Bool {
         guard let revision = sent.revision, sent.notApplied.isEmpty, sent.refused.isEmpty, sent.superseded.isEmpty,
             var cursor = try replica.syncCursor(), cursor.server == server, cursor.namespace == namespace,
             cursor.revision > 0, cursor.revision + 1 == revision, cursor.notifyToken == sent.token
-        else { return }
+        else { return false }
         cursor.revision = revision
         cursor.lastSynced = nil  // kept as it was: this is no round with the server's news
         try replica.record(cursor)
         state.withLock { $0.cursor = cursor }
         seenRevision.store(revision, ordering: .releasing)
+        return true
     }
 
     /// Records in the report what became of each write of `batch`.
