@@ -27,14 +27,12 @@ extension PreferenceStore {
         let refusals: [StoreError]
         do {
             refusals = try withBackendLock {
-                let (batch, stamps) = state.withLock { state in
+                let pending = state.withLock { state in
                     state.flushScheduled = false
-                    defer {
-                        state.pending.removeAll()
-                        state.pendingStamps.removeAll()
-                    }
-                    return (state.pending, state.pendingStamps)
+                    defer { state.pending.removeAll() }
+                    return state.pending
                 }
+                let (batch, stamps) = (pending.mapValues(\.value), pending.compactMapValues(\.stamp))
                 guard !batch.isEmpty else { return [] }
                 return try commitRefusingAlone(batch, stamps: stamps)
             }

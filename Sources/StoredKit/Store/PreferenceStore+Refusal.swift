@@ -147,8 +147,7 @@ extension PreferenceStore {
     private func keepPending(_ values: [String: StoredValue?], stamps: [String: HybridTimestamp]) {
         state.withLock { state in
             for (key, value) in values where state.pending.index(forKey: key) == nil {
-                state.pending[key] = .some(value)
-                if let stamp = stamps[key] { state.pendingStamps[key] = stamp }
+                state.pending[key] = PendingChange(value, stamp: stamps[key])
             }
         }
     }

@@ -14,8 +14,7 @@ extension PreferenceStore {
             // here too: the value shown may be older than one set elsewhere that it has not seen, and
             // this write, made later, must win over that one. Observers hear nothing of it.
             guard state.change(key, to: newValue, origin: .local, slots: &slots) || writeClock != nil else { return false }
-            state.pending[key] = .some(newValue)
-            if let writeClock { state.pendingStamps[key] = writeClock.tick() }  // made now, whenever it commits
+            state.pending[key] = PendingChange(newValue, stamp: writeClock?.tick())  // made now, whenever it commits
             return true
         }
     }
@@ -43,8 +42,7 @@ extension PreferenceStore {
                     continue
                 }
                 guard state.change(key, to: nil, origin: .local, slots: &slots) else { continue }
-                state.pending[key] = .some(nil)
-                if let writeClock { state.pendingStamps[key] = writeClock.tick() }
+                state.pending[key] = PendingChange(nil, stamp: writeClock?.tick())
                 changed = true
             }
             return changed

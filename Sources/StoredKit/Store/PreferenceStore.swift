@@ -108,10 +108,9 @@ public final class PreferenceStore: Sendable {
         var registeredDefaults: [String: StoredValue] = [:]
         var schemaVersion: Int
         var slots: [String: KeySlot] = [:]
-        /// Local writes not yet committed; `nil` marks a removal.
-        var pending: [String: StoredValue?] = [:]
-        /// When each write of `pending` was made, for a backend with a ``Backend/writeClock`` (empty otherwise).
-        var pendingStamps: [String: HybridTimestamp] = [:]
+        /// Local writes not yet committed, each with when it was made (for a backend with a
+        /// ``Backend/writeClock``). One dictionary, so a `set` hashes its key once.
+        var pending: [String: PendingChange] = [:]
         var flushScheduled = false
         var reloadScheduled = false
         /// Reloads failed in a row; the next retry waits `reloadRetryDelays[reloadFailures - 1]`.
