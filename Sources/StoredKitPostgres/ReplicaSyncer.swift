@@ -63,6 +63,9 @@ package final class ReplicaSyncer: Sendable {
         /// For the engine, with the next load.
         var events: [StoreEvent] = []
         var onChange: (@Sendable () -> Void)?
+        /// A round changed the replica while nobody watched (between a store's load and its
+        /// ``setOnChange(_:)``): the store's snapshot may be older, so it is told once it watches.
+        var changedUnwatched = false
         var onSignal: (@Sendable (BackendSignal) -> Void)?
         var stateObservers: [@Sendable () -> Void] = []
         var waiters: [UInt64: Waiter] = [:]
@@ -186,7 +189,23 @@ package final class ReplicaSyncer: Sendable {
         wakeup.signal()
     }
 
-    func setOnChange(_ onChange: (@Sendable () -> Void)?) { state.withLock { $0.onChange = onChange } }
+    func setOnChange(_ onChange: (@Sendable () -> Void)?) {
+        let missed = state.withLock { state in
+            state.onChange = onChange
+            defer { if onChange != nil { state.changedUnwatched = false } }
+            return onChange != nil && state.changedUnwatched
+        }
+        if missed { onChange?() }
+    }
+
+    /// Tells the store the replica changed, or keeps it for ``setOnChange(_:)`` when none watches yet.
+    private func announceChange() {
+        let onChange = state.withLock { state in
+            if state.onChange == nil { state.changedUnwatched = true }
+            return state.onChange
+        }
+        onChange?()
+    }
     func setOnSignal(_ onSignal: (@Sendable (BackendSignal) -> Void)?) { state.withLock { $0.onSignal = onSignal } }
     func observe(_ onChange: @escaping @Sendable () -> Void) { state.withLock { $0.stateObservers.append(onChange) } }
 
@@ -320,7 +339,7 @@ package final class ReplicaSyncer: Sendable {
     /// (``catchUp(_:candidates:)`` tells it as soon as the merge is recorded, before the round's
     /// bookkeeping, so a remote change reaches observers with the least delay).
     private func succeeded(round: UInt64, changed told: Bool) {
-        let (waiters, restored, onSignal, onChange) = state.withLock { state in
+        let (waiters, restored, onSignal, tell) = state.withLock { state in
             state.failures = 0
             state.lastFailure = nil
             state.roundsSucceeded = round
@@ -330,10 +349,10 @@ package final class ReplicaSyncer: Sendable {
             defer { state.valuesReverted = false }
             return (
                 done.values.map(\.continuation), state.inOutage, state.onSignal,
-                state.valuesReverted || (!told && !state.events.isEmpty) ? state.onChange : nil
+                state.valuesReverted || (!told && !state.events.isEmpty)
             )
         }
-        onChange?()
+        if tell { announceChange() }
         let pending = (try? replica.pendingSummary().count) ?? 0
         update {
             $0.pendingWrites = pending
@@ -660,7 +679,7 @@ package final class ReplicaSyncer: Sendable {
             for key in lost.sorted() { report(.lostToLaterWrite(key: key, winner: values[key])) }
         }
         let changed = !read.writes.isEmpty || !lost.isEmpty
-        if changed { state.withLock { $0.onChange }?() }
+        if changed { announceChange() }
         return changed
     }
 

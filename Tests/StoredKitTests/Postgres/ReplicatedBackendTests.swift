@@ -232,6 +232,25 @@ struct ReplicatedBackendTests {
         try await plain.synchronize()
     }
 
+    @Test func aMergeMadeBeforeTheStoreWatchesIsAnnouncedWhenItStarts() async throws {
+        let replicas = try Replicas()
+        let writer = try replicas.store("writer")
+        writer.set(1, forKey: "count")
+        try await writer.synchronize(timeout: .seconds(10))
+        // A store loads, then starts watching; on a busy machine the syncer's first round can
+        // merge in between, and the store's snapshot is then older than the file.
+        let file = replicas.directory.url.appending(path: "late.replica")
+        let backend = ReplicatedBackend(
+            url: replicas.url, namespace: replicas.namespace, replica: ReplicaFile(at: file), replicaURL: file,
+            timeout: .seconds(5), maximumClockSkew: .seconds(60))
+        #expect(try backend.load().values["count"] == nil)
+        try await eventually { (try? backend.replica.load().values["count"]) == .int(1) }
+        let told = Atomic(0)
+        try backend.startWatching { told.add(1, ordering: .relaxed) }
+        defer { backend.stopWatching() }
+        try await eventually { told.load(ordering: .relaxed) > 0 }
+    }
+
     @Test func aCopiedReplicaTakesItsOwnIdAndBothWritesArrive() async throws {
         let replicas = try Replicas()
         let original = try replicas.store("original")
