@@ -7,7 +7,7 @@ import Testing
 /// the machine a day ahead to its own clock plus the allowed skew (60 s), and says so.
 @Suite(
     "Replicas on clocks a day apart",
-    .enabled(if: PostgresURLs.isEnabled, "needs a PostgreSQL installation"),
+    .enabled(if: PostgresURLs.isEnabled, PostgresURLs.skipMessage),
     .enabled(
         if: SkewedClock.library != nil || ProcessInfo.processInfo.environment["CI"] == "true",
         Comment(rawValue: SkewedClockUnavailable().description)))
