@@ -68,6 +68,6 @@ enum Catalog {
         HotReadScenarios.all + DecodeScenarios.all + EncodeScenarios.all + DeferredWriteScenarios.all + DurableWriteScenarios.all
             + BulkScenarios.all + OpenScenarios.all + FlushScenarios.all + ContentionScenarios.all
             + NotificationScenarios.all + MemoryScenarios.all + PostgresScenarios.all + LayerScenarios.all
-            + LayerNotificationScenarios.all + ReplicaScenarios.all
+            + LayerNotificationScenarios.all + ReplicaScenarios.all + LargeStoreScenarios.all
     }
 }

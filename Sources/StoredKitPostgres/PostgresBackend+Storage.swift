@@ -313,7 +313,8 @@ extension PostgresBackend {
     /// Folds a committed batch into the cached snapshot.
     func record(_ changes: BackendChanges, revision: Int64, _ state: inout State) {
         learnToken(&state)
-        if var snapshot = state.cached {
+        // Moved out, so the batch changes the only reference instead of copying every value.
+        if var snapshot = state.cached.take() {
             snapshot.apply(changes)
             state.cached = snapshot
         }

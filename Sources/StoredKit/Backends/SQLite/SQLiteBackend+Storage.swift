@@ -345,7 +345,8 @@ extension SQLiteBackend.State {
 
     /// Folds a committed batch into the cached snapshot; our own commits do not move `data_version`.
     mutating func recordCommitted(_ changes: BackendChanges, sequence: Int64) {
-        guard var snapshot = cached else { return }
+        // Moved out, so the batch changes the only reference instead of copying every value.
+        guard var snapshot = cached.take() else { return }
         snapshot.apply(changes)
         cached = snapshot
         lastSequence = sequence
