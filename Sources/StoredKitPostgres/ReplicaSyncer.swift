@@ -3,9 +3,9 @@ import Foundation
 import StoredKit
 import Synchronization
 
-/// The background half of a ``ReplicatedBackend``: one thread that, whenever it is woken (a
-/// local commit, a notice from the server, a reconnection, ``synchronize(timeout:)``) or its
-/// backoff runs out, does one round with the server:
+/// The background half of a ``ReplicatedBackend``: rounds with the server, one at a time on a
+/// queue of its own, each started when something asks (a local commit, a notice from the server,
+/// a reconnection, ``synchronize(timeout:)``) or when its backoff runs out. A round is:
 ///
 /// 1. **Upload.** The replica's outbox, oldest first, in one PostgreSQL transaction per batch,
 ///    each write with its stamp through ``PostgresSchema/stampedUpsert`` and
@@ -42,7 +42,11 @@ package final class ReplicaSyncer: Sendable {
     }
     package static let testHooks = Mutex(TestHooks())
 
-    private let wakeup = DispatchSemaphore(value: 0)
+    /// Where rounds run, one at a time. A serial queue of our own runs on an overcommitting worker,
+    /// so a round that waits for the network takes no thread of the shared pool; and a notice
+    /// reaches its round in one hand-over, as a plain store's reload does (a thread of our own
+    /// parked on a semaphore woke about twice as slowly, 100 µs against 40 µs on a 2-core VM).
+    private let rounds = DispatchQueue(label: "StoredKit.ReplicaSyncer")
     /// The newest revision of the namespace the replica has read or skipped as its own: a notice
     /// at or below it wakes nobody. (A namespace made again starts its revisions over: its notices
     /// then wake rounds only above the old revision, and the idle round reads it.)
@@ -54,6 +58,14 @@ package final class ReplicaSyncer: Sendable {
     struct State {
         var started = false
         var stopped = false
+        /// A round is queued and has not started yet: another request joins it.
+        var roundQueued = false
+        /// Starts the next round when nothing asks sooner: the idle round, a backoff, a notice held
+        /// back. Set with the lock held, as Dispatch's sources are not `Sendable`.
+        var timer: (any DispatchSourceTimer)?
+        /// Whether the timer's round looks at the outbox (the idle round, a backoff) or only reads
+        /// (a notice held back by ``noticeHold()``).
+        var timerUploads = true
         var failures = 0
         var sync = SyncState(pendingWrites: 0, lastSynced: nil, isConnected: false)
         /// Rounds started and finished without an error.
@@ -106,6 +118,20 @@ package final class ReplicaSyncer: Sendable {
         self.namespace = namespace
         self.timeout = timeout
         self.maximumClockSkew = maximumClockSkew
+        let handler: @Sendable () -> Void = { [weak self] in
+            guard let self else { return }
+            nudge(upload: state.withLock { $0.timerUploads })
+        }
+        state.withLock { [rounds] state in
+            let timer = DispatchSource.makeTimerSource(queue: rounds)
+            timer.setEventHandler(handler: handler)
+            timer.activate()
+            state.timer = timer
+        }
+    }
+
+    deinit {
+        state.withLock { $0.timer?.cancel() }
     }
 
     /// The server's address without a password, as the replica records it.
@@ -126,29 +152,38 @@ package final class ReplicaSyncer: Sendable {
             $0.pendingWrites = pending
             $0.lastSynced = lastSynced
         }
-        let thread = Thread { [weak self, wakeup] in
-            var delay = 0.0
-            while true {
-                // Woken by nobody (the idle round, a backoff run out): the outbox is looked at too.
-                if delay > 0, wakeup.wait(timeout: .now() + delay) == .timedOut, let syncer = self {
-                    syncer.state.withLock { $0.uploadDue = true }
-                }
-                guard let syncer = self else { return }
-                while let hold = syncer.noticeHold() { _ = wakeup.wait(timeout: .now() + hold) }
-                // One round sends everything queued: the nudges of a burst of commits are one round.
-                while wakeup.wait(timeout: .now()) == .success {}
-                guard !syncer.state.withLock({ $0.stopped }) else { return }
-                delay = syncer.round()
-            }
-        }
-        thread.name = "StoredKit.ReplicaSyncer"
-        thread.start()
+        nudge()
     }
 
-    /// Ends the thread (after the round in flight) and fails the callers still waiting.
+    /// Runs the round asked for, unless the syncer stopped or a notice's round must wait
+    /// (``noticeHold()``); then sets the timer for the next one.
+    private func runRound() {
+        let stopped = state.withLock { state in
+            // From here a request queues the next round: a burst of nudges while one is queued is
+            // this one round, which sends everything queued.
+            state.roundQueued = false
+            return state.stopped
+        }
+        guard !stopped else { return }
+        if let hold = noticeHold() { return setTimer(after: hold, uploads: false) }
+        setTimer(after: nil, uploads: false)
+        // Started by nobody (the idle round, a backoff run out), a round looks at the outbox too.
+        setTimer(after: round(), uploads: true)
+    }
+
+    /// Sets the timer to ask for a round in `seconds` (nil: never).
+    private func setTimer(after seconds: Double?, uploads: Bool) {
+        state.withLock { state in
+            state.timerUploads = uploads
+            state.timer?.schedule(deadline: seconds.map { .now() + $0 } ?? .distantFuture)
+        }
+    }
+
+    /// Ends the rounds (after the one in flight) and fails the callers still waiting.
     func stop() {
         let (waiters, subscription) = state.withLock { state in
             state.stopped = true
+            state.timer?.cancel()
             defer {
                 state.waiters = [:]
                 state.subscription = nil
@@ -157,7 +192,6 @@ package final class ReplicaSyncer: Sendable {
             return (state.waiters.values.map(\.continuation), state.subscription)
         }
         if let subscription { subscription.listener.unsubscribe(namespace, subscription.id) }
-        wakeup.signal()
         for continuation in waiters {
             continuation.resume(throwing: notSynchronized("the store was closed"))
         }
@@ -185,8 +219,14 @@ package final class ReplicaSyncer: Sendable {
     /// `upload` false (a notice of someone else's commit) asks for the catch-up read alone: the
     /// outbox changes only with a commit to the replica, which asks for an upload.
     func nudge(upload: Bool = true) {
-        if upload { state.withLock { $0.uploadDue = true } }
-        wakeup.signal()
+        let queue = state.withLock { state in
+            if upload { state.uploadDue = true }
+            // Before ``start()`` the request waits for the first round, which start() asks for.
+            guard state.started, !state.stopped, !state.roundQueued else { return false }
+            state.roundQueued = true
+            return true
+        }
+        if queue { rounds.async { [weak self] in self?.runRound() } }
     }
 
     func setOnChange(_ onChange: (@Sendable () -> Void)?) {
