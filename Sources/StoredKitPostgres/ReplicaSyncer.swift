@@ -75,6 +75,9 @@ package final class ReplicaSyncer: Sendable {
         /// For the engine, with the next load.
         var events: [StoreEvent] = []
         var onChange: (@Sendable () -> Void)?
+        /// The store's reload on the calling thread (see ``ReloadingBackend``): a merge is loaded
+        /// on this queue at once, so observers hear it without another thread's wake-up.
+        var reloadingNow: (@Sendable () -> Void)?
         /// A round changed the replica while nobody watched (between a store's load and its
         /// ``setOnChange(_:)``): the store's snapshot may be older, so it is told once it watches.
         var changedUnwatched = false
@@ -229,9 +232,10 @@ package final class ReplicaSyncer: Sendable {
         if queue { rounds.async { [weak self] in self?.runRound() } }
     }
 
-    func setOnChange(_ onChange: (@Sendable () -> Void)?) {
+    func setOnChange(_ onChange: (@Sendable () -> Void)?, reloadingNow: (@Sendable () -> Void)? = nil) {
         let missed = state.withLock { state in
             state.onChange = onChange
+            state.reloadingNow = reloadingNow
             defer { if onChange != nil { state.changedUnwatched = false } }
             return onChange != nil && state.changedUnwatched
         }
@@ -239,10 +243,11 @@ package final class ReplicaSyncer: Sendable {
     }
 
     /// Tells the store the replica changed, or keeps it for ``setOnChange(_:)`` when none watches yet.
+    /// Called on the rounds' queue, holding no lock, so the store may reload right here.
     private func announceChange() {
         let onChange = state.withLock { state in
             if state.onChange == nil { state.changedUnwatched = true }
-            return state.onChange
+            return state.reloadingNow ?? state.onChange
         }
         onChange?()
     }

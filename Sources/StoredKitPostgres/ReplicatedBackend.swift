@@ -260,3 +260,18 @@ extension AnyBackend {
                 url: url, namespace: namespace, replica: replica, timeout: timeout, maximumClockSkew: maximumClockSkew))
     }
 }
+
+extension ReplicatedBackend: ReloadingBackend {
+    /// ``startWatching(_:)``, where what the syncer merges is loaded by the store on the syncer's
+    /// queue at once (`reloadingNow`), not after a hand-over to another thread.
+    ///
+    /// ```swift
+    /// try backend.startWatching({ print("another process wrote the file") }, reloadingNow: { print("merged") })
+    /// ```
+    package func startWatching(
+        _ onChange: @escaping @Sendable () -> Void, reloadingNow: @escaping @Sendable () -> Void
+    ) throws {
+        try replica.startWatching(onChange)
+        syncer.setOnChange(onChange, reloadingNow: reloadingNow)
+    }
+}

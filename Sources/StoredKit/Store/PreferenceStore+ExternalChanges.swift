@@ -8,7 +8,12 @@ extension PreferenceStore {
     func watchBackend() {
         listenForSignals()
         do {
-            try backend.startWatching { [weak self] in self?.scheduleReload() }
+            let schedule: @Sendable () -> Void = { [weak self] in self?.scheduleReload() }
+            if let reloading = backend as? any ReloadingBackend {
+                try reloading.startWatching(schedule, reloadingNow: { [weak self] in self?.reloadFromBackend() })
+            } else {
+                try backend.startWatching(schedule)
+            }
         } catch {
             report(.reloadFailed(StoreError(error, path: backend.location, operation: "watch")))
         }

@@ -251,6 +251,27 @@ struct ReplicatedBackendTests {
         try await eventually { told.load(ordering: .relaxed) > 0 }
     }
 
+    @Test func anObserverOfAMergeMayWriteAndFlushTheStoreThatHeardIt() async throws {
+        let replicas = try Replicas()
+        let a = try replicas.store("a")
+        let b = try replicas.store("b")
+        // b's observer hears a's change on b's syncer queue, where the store loaded the merge, and
+        // answers at once: its write and flush take the store's locks that the load released, and
+        // its upload is a round that queues behind the one still running.
+        let flushFailures = Atomic(0)
+        let token = b.observe("question") { change in
+            guard change.origin == .external, case .string(let question)? = change.newValue else { return }
+            b.set("answer to \(question)", forKey: "answer")
+            do { try b.flush() } catch { flushFailures.add(1, ordering: .relaxed) }
+        }
+        defer { token.cancel() }
+        a.set("one", forKey: "question")
+        try await a.synchronize(timeout: .seconds(10))
+        try await eventually { (try? replicas.serverValue("answer")) == "answer to one" }
+        try await eventually { a.value(forKey: "answer", as: String.self) == "answer to one" }
+        #expect(flushFailures.load(ordering: .relaxed) == 0)
+    }
+
     @Test func aCopiedReplicaTakesItsOwnIdAndBothWritesArrive() async throws {
         let replicas = try Replicas()
         let original = try replicas.store("original")
