@@ -19,6 +19,9 @@ final class PostgresWatchedPair {
     /// How many times the watcher was called since the pair was ready.
     let signals = SignalCount()
     let probe: PostgresListenerProbe
+    /// The process's listener for the server, which may reconnect while a test runs (a busy CI
+    /// machine, another test's outage): each time it goes live it rightly signals every watcher once.
+    let listener: PostgresListener
 
     init(_ prefix: String) throws {
         let url = try PostgresTestServer.requireURL()
@@ -30,9 +33,20 @@ final class PostgresWatchedPair {
         let signals = signals
         try backend.startWatching { signals.count.add(1, ordering: .relaxed) }
         probe = try PostgresListenerProbe(url: url)
+        listener = try PostgresServer.shared(for: PostgresAddress(url)).listener
         _ = try other.commit(BackendChanges(values: ["other": .int(0)]))
         try probe.roundTrip()
         signals.count.store(0, ordering: .relaxed)
+    }
+
+    /// How many times the listener went live (connected and LISTENed), for ``expectedSignals(_:since:)``.
+    var liveEpoch: UInt64 { listener.liveEpoch ?? 0 }
+
+    /// The signals a test may see: `notified` (the other's commits), and, for each time the listener
+    /// went live again since `epoch`, the catch-up signal it gives instead of or beside them.
+    func expectedSignals(_ notified: Int, since epoch: UInt64) -> ClosedRange<Int> {
+        let reconnects = Int(liveEpoch - epoch)
+        return (reconnects == 0 ? notified : 1)...(notified + reconnects)
     }
 
     /// A count the watcher's closure can share.
