@@ -5,8 +5,8 @@ import Synchronization
 /// Shared preferences in a PostgreSQL namespace, kept in a local replica so the app works
 /// offline: it opens from the replica's SQLite file without touching the network, every write
 /// goes to the file first (with its stamp, in a durable outbox, in the same SQLite transaction),
-/// and a background thread sends the outbox and reads what others wrote whenever the server can
-/// be reached (its syncer).
+/// and a background queue sends the outbox and reads what others wrote whenever the server can
+/// be reached (its syncer). Observers hear what it merged on that queue.
 ///
 /// Each key holds the change made last, by hybrid-logical-clock stamps taken at the `set`
 /// ([`HybridTimestamp`](/StoredKit/documentation/storedkit/hybridtimestamp)): a machine coming back after a week offline does not overwrite what was
