@@ -46,7 +46,10 @@ package final class ReplicaSyncer: Sendable {
     /// so a round that waits for the network takes no thread of the shared pool; and a notice
     /// reaches its round in one hand-over, as a plain store's reload does (a thread of our own
     /// parked on a semaphore woke about twice as slowly, 100 µs against 40 µs on a 2-core VM).
-    private let rounds = DispatchQueue(label: "StoredKit.ReplicaSyncer")
+    /// Utility, as background work the user is aware of: without a class of its own a round ran at
+    /// the class of whoever asked (libdispatch on Linux sets a worker's nice value from it, down to
+    /// −4), and preempted the very writes that asked for it.
+    private let rounds = DispatchQueue(label: "StoredKit.ReplicaSyncer", qos: .utility)
     /// The newest revision of the namespace the replica has read or skipped as its own: a notice
     /// at or below it wakes nobody. (A namespace made again starts its revisions over: its notices
     /// then wake rounds only above the old revision, and the idle round reads it.)
