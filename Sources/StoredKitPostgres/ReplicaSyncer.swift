@@ -151,7 +151,7 @@ package final class ReplicaSyncer: Sendable {
 
     // MARK: Control
 
-    /// Starts the thread once; later calls do nothing.
+    /// Starts the rounds once (the first is asked for at once); later calls do nothing.
     func start() {
         let first = state.withLock { state in
             defer { state.started = true }
@@ -188,7 +188,8 @@ package final class ReplicaSyncer: Sendable {
     /// apart (a notice or a write each) would pay every time on a machine of two cores. So a timer
     /// already set to fire between three quarters of `seconds` and `seconds` from now is left: the
     /// idle round only makes up for a lost notice, and a round that fires a little early finds
-    /// the same as one on time. One that fires during a round asks for another after it.
+    /// the same as one on time. (The timer's handler runs on the rounds' queue, never during a
+    /// round; a fire still waiting when a round re-arms the timer is dropped by Dispatch.)
     private func setTimer(after seconds: Double, uploads: Bool) {
         state.withLock { state in
             state.timerUploads = uploads

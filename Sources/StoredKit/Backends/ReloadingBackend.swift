@@ -10,6 +10,8 @@
 /// ```
 package protocol ReloadingBackend: Backend {
     /// ``Backend/startWatching(_:)``, with `reloadingNow`, which loads the backend into the store
-    /// and tells the store's observers on the calling thread before it returns.
+    /// on the calling thread and delivers what changed there too, unless another thread is
+    /// delivering already (that one then delivers it). While it delivers, changes the app makes
+    /// meanwhile are delivered by the same thread.
     func startWatching(_ onChange: @escaping @Sendable () -> Void, reloadingNow: @escaping @Sendable () -> Void) throws
 }

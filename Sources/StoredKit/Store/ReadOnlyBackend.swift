@@ -6,7 +6,7 @@ import Synchronization
 /// `transaction`, `update`) meets the same refusal, and the file is never rewritten. A store is
 /// read-only when its data is newer than the app (``NewerSchemaPolicy/openReadOnly``) or when its
 /// backend may only read (``Backend/missingWritePrivilege``, `missingPrivilege` here).
-final class ReadOnlyBackend: Backend {
+final class ReadOnlyBackend: ReloadingBackend {
     let base: any Backend
     /// What the backend's role lacks to write; `nil` when the store is read-only for newer data.
     let missingPrivilege: String?
@@ -38,6 +38,14 @@ final class ReadOnlyBackend: Backend {
     }
 
     func startWatching(_ onChange: @escaping @Sendable () -> Void) throws { try base.startWatching(onChange) }
+
+    /// A read-only replica reloads on its syncer's queue as a writable one does.
+    func startWatching(
+        _ onChange: @escaping @Sendable () -> Void, reloadingNow: @escaping @Sendable () -> Void
+    ) throws {
+        guard let reloading = base as? any ReloadingBackend else { return try base.startWatching(onChange) }
+        try reloading.startWatching(onChange, reloadingNow: reloadingNow)
+    }
 
     func stopWatching() { base.stopWatching() }
 

@@ -39,13 +39,19 @@ final class PostgresWatchedPair {
         signals.count.store(0, ordering: .relaxed)
     }
 
-    /// How many times the listener went live (connected and LISTENed), for ``expectedSignals(_:since:)``.
-    var liveEpoch: UInt64 { listener.liveEpoch ?? 0 }
+    /// How many times the listener went live (connected and LISTENed), for ``expectedSignals(_:since:)``;
+    /// nil while it is reconnecting.
+    var liveEpoch: UInt64? { listener.liveEpoch }
 
     /// The signals a test may see: `notified` (the other's commits), and, for each time the listener
-    /// went live again since `epoch`, the catch-up signal it gives instead of or beside them.
-    func expectedSignals(_ notified: Int, since epoch: UInt64) -> ClosedRange<Int> {
-        let reconnects = Int(liveEpoch - epoch)
+    /// went live again since `epoch`, the catch-up signal it gives instead of or beside them (a
+    /// listener reconnecting right now counts as one more).
+    func expectedSignals(_ notified: Int, since epoch: UInt64?) -> ClosedRange<Int> {
+        let reconnects: Int =
+            switch (epoch, liveEpoch) {
+            case (let before?, let now?): now >= before ? Int(now - before) : 1
+            default: 1
+            }
         return (reconnects == 0 ? notified : 1)...(notified + reconnects)
     }
 
