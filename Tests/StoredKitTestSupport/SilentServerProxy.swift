@@ -23,28 +23,36 @@ public final class SilentServerProxy: @unchecked Sendable {  // one test or tool
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
+    private let answers: LineReader
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    /// Scripts/silent-server-proxy.py of this checkout.
+    ///
+    /// ```swift
+    /// SilentServerProxy.script  //=> "/work/main/Scripts/silent-server-proxy.py"
+    /// ```
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appending(path: "Scripts/silent-server-proxy.py").path
 
-    /// Starts a proxy to the server of `url` (`postgresql://user@host:port/database`).
+    /// Starts a proxy to the server of `url` (`postgresql://user@host:port/database`). `script`
+    /// is the proxy program; a test of this type passes a stand-in that speaks its protocol.
     ///
     /// ```swift
     /// let proxy = try SilentServerProxy(to: server.url)
     /// ```
-    public init(to url: String) throws {
+    public init(to url: String, script: String = SilentServerProxy.script) throws {
         guard let match = url.firstMatch(of: /^postgresql:\/\/([^@\/]+@)?([^:\/]+):(\d+)(\/.*)$/) else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "not a host:port URL: \(url)"])
         }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Self.script, String(match.2), String(match.3)]
+        process.arguments = [script, String(match.2), String(match.3)]
         process.standardInput = input
         process.standardOutput = output
+        answers = LineReader(output.fileHandleForReading)
         try process.run(killingAfter: Process.safetyNet)
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let line = try? answers.next()
+        guard let port = line.flatMap({ Int($0) }) else {
             kill(process.processIdentifier, SIGKILL)  // SIGTERM: blocked in the test runner's children
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy said '\(line)'"])
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy said '\(line ?? "")'"])
         }
         self.url = "postgresql://\(match.1 ?? "")127.0.0.1:\(port)\(match.4)"
     }
@@ -95,14 +103,36 @@ public final class SilentServerProxy: @unchecked Sendable {  // one test or tool
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Sends `line` and waits until the proxy says it is in force.
+    /// Sends `line` and waits until the proxy answers it with the same line: then it is in force.
     private func command(_ line: String) throws {
         try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
-        var answer = ""
-        while !answer.hasSuffix("\n") {
-            let data = output.fileHandleForReading.availableData
+        let answer = try answers.next()
+        guard answer == line else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy answered '\(answer)' to '\(line)'"])
+        }
+    }
+}
+
+/// The whole lines of the proxy's output, one at a time. A pipe read returns what has arrived,
+/// part of a line or more than one: a port read as "40793" once left its "\n" to be taken as
+/// the answer to the next command, which then returned before the proxy had acted on it.
+private final class LineReader {
+    private let handle: FileHandle
+    /// What was read that is not yet a whole line.
+    private var received = Data()
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    /// The next line, without its newline; throws once the output ended first.
+    func next() throws -> String {
+        while true {
+            if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                defer { received.removeSubrange(...newline) }
+                return String(decoding: received[..<newline], as: UTF8.self)
+            }
+            let data = handle.availableData
             if data.isEmpty { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy ended"]) }
-            answer += String(decoding: data, as: UTF8.self)
+            received.append(data)
         }
     }
 }
