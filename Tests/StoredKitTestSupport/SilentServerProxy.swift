@@ -108,7 +108,8 @@ public final class SilentServerProxy: @unchecked Sendable {  // one test or tool
         try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
         let answer = try answers.next()
         guard answer == line else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy answered '\(answer)' to '\(line)'"])
+            let message = "the proxy answered '\(answer)' to '\(line)'"
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: message])
         }
     }
 }
