@@ -52,7 +52,8 @@ public final class SilentServerProxy: @unchecked Sendable {  // one test or tool
         let line = try? answers.next()
         guard let port = line.flatMap({ Int($0) }) else {
             kill(process.processIdentifier, SIGKILL)  // SIGTERM: blocked in the test runner's children
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy said '\(line ?? "")'"])
+            let said = line.map { "printed '\($0)' instead of its port" } ?? "ended before printing its port (see its stderr)"
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the proxy \(script) \(said)"])
         }
         self.url = "postgresql://\(match.1 ?? "")127.0.0.1:\(port)\(match.4)"
     }
